@@ -1,0 +1,88 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  type Implementation,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type ToolRegistry, UnknownToolError } from "./tools/registry.ts";
+
+/** What a product learns about the MCP session a call arrives on. */
+export interface SessionInfo {
+  /** "stdio", or the Streamable HTTP session id. */
+  sessionId: string;
+  transport: "stdio" | "http" | "memory";
+  /** MCP clientInfo as the client sent it at initialize (an observation, never a claim). */
+  clientInfo(): Implementation | undefined;
+  /** `_meta` of the current tools/call request, if any. */
+  meta?: Record<string, unknown>;
+  /** Send a log notification honouring the level the client set (logging capability). */
+  log(level: "debug" | "info" | "notice" | "warning" | "error", data: unknown): Promise<void>;
+}
+
+export interface McpServerOptions<Ctx> {
+  name: string;
+  version: string;
+  instructions?: string;
+  registry: ToolRegistry<Ctx>;
+  /** Builds the per-call context from the session. */
+  context(session: SessionInfo): Ctx;
+}
+
+/**
+ * The low-level SDK Server with our own registry. (McpServer would wrap tool failures and
+ * unknown names the wrong way round: unknown names must be JSON-RPC -32602, known-tool
+ * failures `isError: true` results.)
+ */
+export function createMcpServer<Ctx>(
+  opts: McpServerOptions<Ctx>,
+  session: { sessionId: string; transport: SessionInfo["transport"] },
+): Server {
+  const server = new Server(
+    { name: opts.name, version: opts.version },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      ...(opts.instructions ? { instructions: opts.instructions } : {}),
+    },
+  );
+
+  const tools: Tool[] = opts.registry.list().map((t) => ({
+    name: t.name,
+    ...(t.title ? { title: t.title } : {}),
+    description: t.description,
+    inputSchema: t.inputSchema as Tool["inputSchema"],
+    ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool["outputSchema"] } : {}),
+    ...(t.annotations ? { annotations: t.annotations } : {}),
+  }));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args, _meta } = request.params;
+    const info: SessionInfo = {
+      ...session,
+      clientInfo: () => server.getClientVersion(),
+      ...(_meta ? { meta: _meta as Record<string, unknown> } : {}),
+      log: (level, data) =>
+        server.sendLoggingMessage({ level, data }, session.transport === "http" ? session.sessionId : undefined),
+    };
+    try {
+      const out = await opts.registry.call(name, args ?? {}, opts.context(info));
+      return {
+        content: [{ type: "text", text: out.text ?? JSON.stringify(out.structuredContent) }],
+        structuredContent: out.structuredContent,
+        ...(out.isError ? { isError: true } : {}),
+      };
+    } catch (e) {
+      if (e instanceof UnknownToolError) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      throw e;
+    }
+  });
+
+  return server;
+}

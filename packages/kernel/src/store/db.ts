@@ -1,0 +1,99 @@
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+
+export type DialectName = "sqlite" | "postgres";
+
+export interface Database<DB> {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  /** Human-readable location (file path or URL without password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL schema to use (created if missing); isolates test runs and products. */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+/** Opens `postgres://…` / `postgresql://…` URLs on PostgreSQL, anything else as a SQLite file path. */
+export async function openDatabase<DB>(target: string, opts: OpenOptions = {}): Promise<Database<DB>> {
+  if (/^postgres(ql)?:\/\//.test(target)) return openPostgres<DB>(target, opts);
+  return openSqlite<DB>(target);
+}
+
+function openSqlite<DB>(file: string): Database<DB> {
+  const raw = new BetterSqlite3(file);
+  // WAL: readers never block the writer; NORMAL sync is durable across process crashes in WAL
+  // mode (only an OS crash can lose the last transactions). busy_timeout lets a second process wait.
+  raw.pragma("journal_mode = WAL");
+  raw.pragma("synchronous = NORMAL");
+  raw.pragma("foreign_keys = ON");
+  raw.pragma("busy_timeout = 5000");
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
+}
+
+async function openPostgres<DB>(url: string, opts: OpenOptions): Promise<Database<DB>> {
+  const schema = opts.pgSchema;
+  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  if (schema) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await c.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.pgPoolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const u = new URL(url);
+  u.password = "";
+  return {
+    db,
+    dialect: "postgres",
+    location: u.toString() + (schema ? ` (schema ${schema})` : ""),
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Runs a product's migrations. Each product keeps its own migration table so that both
+ * products can share one database. Migrations receive the dialect because some DDL differs.
+ */
+export async function migrate<DB>(
+  database: Database<DB>,
+  table: string,
+  migrations: Record<string, (db: Kysely<unknown>, dialect: DialectName) => Promise<void>>,
+): Promise<void> {
+  const provider = {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      const out: Record<string, Migration> = {};
+      for (const [name, up] of Object.entries(migrations)) {
+        out[name] = { up: (db) => up(db, database.dialect) };
+      }
+      return out;
+    },
+  };
+  const migrator = new Migrator({
+    db: database.db,
+    provider,
+    migrationTableName: table,
+    migrationLockTableName: `${table}_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error");
+    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${String(error)}`, { cause: error });
+  }
+}
+
+export type { Kysely, Transaction } from "kysely";
+export { sql };

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { type Database, type DialectName, openDatabase } from "./db.ts";
+
+/**
+ * Contract suites run per dialect: the same store tests loop over SQLite (a real temporary
+ * file) and PostgreSQL (a fresh schema in the `test` database). PostgreSQL is required: CI
+ * starts it, and a developer machine of this kind runs it. Set SCOREIA_PG_URL to point elsewhere.
+ */
+export const PG_URL = process.env.SCOREIA_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const DIALECTS: DialectName[] = ["sqlite", "postgres"];
+
+export interface TestDb<DB> extends Database<DB> {
+  /** The open target, for a second handle (e.g. a restarted server). */
+  target: string;
+  pgSchema?: string;
+  drop(): Promise<void>;
+}
+
+export async function openTestDatabase<DB>(dialect: DialectName): Promise<TestDb<DB>> {
+  if (dialect === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "scoreia-test-"));
+    const target = join(dir, "test.db");
+    const d = await openDatabase<DB>(target);
+    return {
+      ...d,
+      target,
+      drop: async () => {
+        await d.close().catch(() => {});
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `t_${process.pid}_${Math.floor(performance.now() * 1000).toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const d = await openDatabase<DB>(PG_URL, { pgSchema: schema, pgPoolSize: 4 });
+  return {
+    ...d,
+    target: PG_URL,
+    pgSchema: schema,
+    drop: async () => {
+      await d.close().catch(() => {});
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}

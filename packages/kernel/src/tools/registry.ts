@@ -1,0 +1,163 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { DomainError } from "../errors.ts";
+import { checkLimits, type Limits, type LimitViolation } from "../limits.ts";
+
+/** A JSON Schema object, published verbatim in tools/list. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a handler returns: the structured result, and whether it is a tool-level failure. */
+export interface ToolOutput {
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+  /** Text for the `content` block; defaults to the JSON of structuredContent. */
+  text?: string;
+}
+
+/** A tool is data plus one function. */
+export interface ToolDef<Ctx> {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  handler(args: Record<string, unknown>, ctx: Ctx): Promise<ToolOutput>;
+}
+
+/** Why a call was refused before its handler ran. */
+export type Rejection =
+  | { kind: "limit"; violation: LimitViolation }
+  | { kind: "schema"; errors: ErrorObject[] }
+  | { kind: "error"; error: DomainError };
+
+export interface RegistryOptions<Ctx> {
+  tools: ToolDef<Ctx>[];
+  limits: Limits;
+  /**
+   * Names that reach a tool without being listed (legacy names). `resolveAlias` may refuse the
+   * call by throwing a DomainError (e.g. after a cut-off date).
+   */
+  aliases?: Record<string, string>;
+  resolveAlias?(alias: string, target: string, ctx: Ctx): void;
+  /** Turn a refused or failed call into this product's error envelope. */
+  formatRejection(tool: ToolDef<Ctx>, rejection: Rejection): ToolOutput;
+  /** Validate every result against the tool's outputSchema (default on; a few µs a call). */
+  validateOutput?: boolean;
+  /** Where unexpected failures are reported (default: stderr, never stdout, which stdio owns). */
+  onInternalError?(toolName: string, error: unknown): void;
+}
+
+export class UnknownToolError extends Error {
+  constructor(readonly toolName: string) {
+    super(`Unknown tool: ${toolName}`);
+    this.name = "UnknownToolError";
+  }
+}
+
+export class OutputSchemaError extends Error {
+  constructor(
+    readonly toolName: string,
+    readonly errors: ErrorObject[],
+  ) {
+    super(`${toolName} produced a result that violates its outputSchema: ${JSON.stringify(errors)}`);
+    this.name = "OutputSchemaError";
+  }
+}
+
+interface Compiled<Ctx> {
+  def: ToolDef<Ctx>;
+  input: ValidateFunction;
+  output?: ValidateFunction;
+}
+
+/**
+ * The one way in: limits → strict input validation against the published schema → handler →
+ * output validation. Unknown names throw UnknownToolError (the MCP layer maps it to -32602).
+ */
+export class ToolRegistry<Ctx> {
+  private readonly byName = new Map<string, Compiled<Ctx>>();
+  private readonly aliases: Map<string, string>;
+
+  constructor(private readonly opts: RegistryOptions<Ctx>) {
+    // strict:false because the contract schemas carry keywords Ajv's strict mode flags
+    // (e.g. maxLength next to type:["string","array"]); they are published verbatim.
+    const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+    for (const def of opts.tools) {
+      if (this.byName.has(def.name)) throw new Error(`duplicate tool ${def.name}`);
+      this.byName.set(def.name, {
+        def,
+        input: ajv.compile(def.inputSchema),
+        ...(def.outputSchema ? { output: ajv.compile(def.outputSchema) } : {}),
+      });
+    }
+    this.aliases = new Map(Object.entries(opts.aliases ?? {}));
+    for (const [alias, target] of this.aliases) {
+      if (!this.byName.has(target)) throw new Error(`alias ${alias} targets unknown tool ${target}`);
+    }
+  }
+
+  /** Canonical tools only: aliases are never listed. */
+  list(): ToolDef<Ctx>[] {
+    return [...this.byName.values()].map((c) => c.def);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name) || this.aliases.has(name);
+  }
+
+  async call(name: string, args: unknown, ctx: Ctx): Promise<ToolOutput> {
+    let compiled = this.byName.get(name);
+    const aliasTarget = compiled ? undefined : this.aliases.get(name);
+    if (aliasTarget) compiled = this.byName.get(aliasTarget);
+    if (!compiled) throw new UnknownToolError(name);
+    const { def } = compiled;
+
+    const out = await this.run(compiled, name, aliasTarget, args ?? {}, ctx);
+    if (this.opts.validateOutput !== false && compiled.output && !compiled.output(out.structuredContent)) {
+      throw new OutputSchemaError(def.name, compiled.output.errors ?? []);
+    }
+    return out;
+  }
+
+  private async run(
+    compiled: Compiled<Ctx>,
+    name: string,
+    aliasTarget: string | undefined,
+    args: unknown,
+    ctx: Ctx,
+  ): Promise<ToolOutput> {
+    const { def } = compiled;
+    try {
+      if (aliasTarget) this.opts.resolveAlias?.(name, aliasTarget, ctx);
+      const violation = checkLimits(args, this.opts.limits);
+      if (violation) return this.opts.formatRejection(def, { kind: "limit", violation });
+      if (!compiled.input(args)) {
+        return this.opts.formatRejection(def, { kind: "schema", errors: compiled.input.errors ?? [] });
+      }
+      return await def.handler(args as Record<string, unknown>, ctx);
+    } catch (e) {
+      if (e instanceof DomainError) return this.opts.formatRejection(def, { kind: "error", error: e });
+      // Unknown failures are converted once, here, without leaking internals.
+      (this.opts.onInternalError ?? defaultInternalError)(def.name, e);
+      const error = new DomainError("internal_error", "internal error; nothing was changed", {}, { cause: e });
+      return this.opts.formatRejection(def, { kind: "error", error });
+    }
+  }
+}
+
+function defaultInternalError(toolName: string, error: unknown): void {
+  process.stderr.write(
+    `[${toolName}] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+}
+
+export type { ErrorObject as ErrorObjectLike } from "ajv";

@@ -1,0 +1,56 @@
+import { type Clock, type Database, type McpServerOptions, migrate, openDatabase, systemClock } from "kernel";
+import { type ChamberDB, chamberMigrations } from "./attempts/schema.ts";
+import type { CallContext } from "./attempts/service.ts";
+import { type ChamberConfig, ChamberService, defaultConfig } from "./attempts/service.ts";
+import { CURRENT_TOOLSET } from "./contract/index.ts";
+import { LocalEd25519Signer, type Signer } from "./evidence/signer.ts";
+import { callContext, chamberRegistry } from "./tools/index.ts";
+
+export const SERVER_NAME = "scoreia-open-chamber";
+export const SERVER_VERSION = "0.1.0";
+
+export const INSTRUCTIONS = `ScoreIA Open Chamber: a public, accountless trial room. Call enter_open_challenge (declare provider_claim, model_claim, product and host; unknown is accepted), read the room with observe_chamber and chamber_action look/inspect, solve its stages with the submit ops, and finish with seal_attempt. Every sealed attempt, failures included, becomes a dated public card. Do not submit personal data or secrets.`;
+
+export interface ChamberOptions {
+  /** SQLite file path or postgres:// URL. */
+  db: string;
+  pgSchema?: string;
+  clock?: Clock;
+  signer?: Signer;
+  config?: Partial<ChamberConfig>;
+  controlled?: boolean;
+}
+
+export interface Chamber {
+  database: Database<ChamberDB>;
+  service: ChamberService;
+  mcp: McpServerOptions<CallContext>;
+  close(): Promise<void>;
+}
+
+/** Opens the store, runs migrations and wires service, registry and MCP options together. */
+export async function openChamber(opts: ChamberOptions): Promise<Chamber> {
+  const database = await openDatabase<ChamberDB>(opts.db, opts.pgSchema ? { pgSchema: opts.pgSchema } : {});
+  await migrate(database, "scoreia_migrations", chamberMigrations);
+  return chamberOn(database, opts);
+}
+
+/** Same, over an already open and migrated database (tests share one per dialect). */
+export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptions, "db">): Chamber {
+  const clock = opts.clock ?? systemClock;
+  const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
+  const service = new ChamberService(database, clock, opts.signer ?? LocalEd25519Signer.generate(), config);
+  const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
+  const mcp: McpServerOptions<CallContext> = {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    instructions: INSTRUCTIONS,
+    registry,
+    context: (session) => callContext(session, opts.controlled ?? false),
+  };
+  return { database, service, mcp, close: () => database.close() };
+}
+
+export async function migrateChamber(database: Database<ChamberDB>): Promise<void> {
+  await migrate(database, "scoreia_migrations", chamberMigrations);
+}

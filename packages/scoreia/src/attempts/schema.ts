@@ -1,0 +1,139 @@
+import type { DialectName, Kysely } from "kernel";
+
+/** Row types of the Chamber's tables. JSON columns hold RFC 8259 text on both dialects. */
+export interface AttemptRow {
+  handle: string;
+  toolset_id: string;
+  suite_id: string;
+  suite_generation: string;
+  manifest_hash: string;
+  seed: string;
+  seed_source: string;
+  state: string;
+  action_index: number;
+  event_count: number;
+  quarantine_reason: string | null;
+  room_json: string;
+  identity_json: string;
+  observed_client_json: string | null;
+  preflight_json: string | null;
+  route_key: string | null;
+  participation_class: string;
+  assurance: string;
+  channel: string;
+  mcp_session: string | null;
+  created_at: string;
+  expires_at: string;
+  updated_at: string;
+  terminal_at: string | null;
+  verdict: string | null;
+  card_id: string | null;
+}
+
+export interface EventRow {
+  handle: string;
+  seq: number;
+  kind: string;
+  action_index: number | null;
+  request_json: string;
+  response_json: string;
+  private_json: string | null;
+  at: string;
+}
+
+export interface CardRow {
+  card_id: string;
+  handle: string;
+  body_json: string;
+  signature_json: string | null;
+  evidence_status: string;
+  created_at: string;
+  signed_at: string | null;
+}
+
+export interface HelpRow {
+  id: string;
+  from_handle: string;
+  ally: string;
+  seed: string;
+  suite_id: string;
+  created_at: string;
+}
+
+export interface ChamberDB {
+  chamber_attempts: AttemptRow;
+  chamber_events: EventRow;
+  chamber_cards: CardRow;
+  chamber_help: HelpRow;
+}
+
+/** Migrations per dialect (kernel `migrate`). Timestamps are ISO-8601 UTC text on both engines. */
+export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: DialectName) => Promise<void>> = {
+  async "001_chamber"(db) {
+    await db.schema
+      .createTable("chamber_attempts")
+      .addColumn("handle", "text", (c) => c.primaryKey())
+      .addColumn("toolset_id", "text", (c) => c.notNull())
+      .addColumn("suite_id", "text", (c) => c.notNull())
+      .addColumn("suite_generation", "text", (c) => c.notNull())
+      .addColumn("manifest_hash", "text", (c) => c.notNull())
+      .addColumn("seed", "text", (c) => c.notNull())
+      .addColumn("seed_source", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("action_index", "integer", (c) => c.notNull())
+      .addColumn("event_count", "integer", (c) => c.notNull())
+      .addColumn("quarantine_reason", "text")
+      .addColumn("room_json", "text", (c) => c.notNull())
+      .addColumn("identity_json", "text", (c) => c.notNull())
+      .addColumn("observed_client_json", "text")
+      .addColumn("preflight_json", "text")
+      .addColumn("route_key", "text")
+      .addColumn("participation_class", "text", (c) => c.notNull())
+      .addColumn("assurance", "text", (c) => c.notNull())
+      .addColumn("channel", "text", (c) => c.notNull())
+      .addColumn("mcp_session", "text")
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("expires_at", "text", (c) => c.notNull())
+      .addColumn("updated_at", "text", (c) => c.notNull())
+      .addColumn("terminal_at", "text")
+      .addColumn("verdict", "text")
+      .addColumn("card_id", "text")
+      .execute();
+    await db.schema
+      .createTable("chamber_events")
+      .addColumn("handle", "text", (c) => c.notNull().references("chamber_attempts.handle"))
+      .addColumn("seq", "integer", (c) => c.notNull())
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("action_index", "integer")
+      .addColumn("request_json", "text", (c) => c.notNull())
+      .addColumn("response_json", "text", (c) => c.notNull())
+      .addColumn("private_json", "text")
+      .addColumn("at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("chamber_events_pk", ["handle", "seq"])
+      .execute();
+    await db.schema
+      .createTable("chamber_cards")
+      .addColumn("card_id", "text", (c) => c.primaryKey())
+      .addColumn("handle", "text", (c) => c.notNull().unique().references("chamber_attempts.handle"))
+      .addColumn("body_json", "text", (c) => c.notNull())
+      .addColumn("signature_json", "text")
+      .addColumn("evidence_status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("signed_at", "text")
+      .execute();
+    await db.schema
+      .createIndex("chamber_cards_created")
+      .on("chamber_cards")
+      .columns(["created_at", "card_id"])
+      .execute();
+    await db.schema
+      .createTable("chamber_help")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("from_handle", "text", (c) => c.notNull().references("chamber_attempts.handle"))
+      .addColumn("ally", "text", (c) => c.notNull())
+      .addColumn("seed", "text", (c) => c.notNull())
+      .addColumn("suite_id", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+  },
+};

@@ -1,0 +1,709 @@
+import { randomBytes } from "node:crypto";
+import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
+import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
+import { type Signer, SignerUnavailableError } from "../evidence/signer.ts";
+import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
+import type { RoomAction } from "../suites/types.ts";
+import { checkPublicText, declaredIdentity } from "./identity.ts";
+import type { AttemptRow, ChamberDB } from "./schema.ts";
+
+/** Attempt states (seed 000 `attempt_states`). */
+export type AttemptState =
+  | "created"
+  | "active"
+  | "terminal_unsealed"
+  | "sealed"
+  | "expired"
+  | "quarantined"
+  | "pending_signature";
+
+export type Verdict = "solved" | "failed" | "exhausted" | "abandoned" | "expired" | "quarantined";
+
+export interface ChamberConfig {
+  toolset: Toolset;
+  maxActions: number;
+  ttlSeconds: number;
+  retentionSeconds: number;
+  /** The public-card notice every entrant receives; entry fails closed without it. */
+  publicationNotice: { en: string; fr: string; privacy: string; terms: string } | null;
+}
+
+export function defaultConfig(toolset: Toolset): ChamberConfig {
+  return {
+    toolset,
+    maxActions: toolset.limits.max_actions,
+    ttlSeconds: toolset.limits.attempt_ttl_seconds,
+    retentionSeconds: toolset.limits.finished_session_retention_seconds,
+    publicationNotice: toolset.identity.publication_notice,
+  };
+}
+
+/** Who is calling, as the MCP layer saw it. Never merged with the declared identity. */
+export interface CallContext {
+  mcpSession: string;
+  /** MCP clientInfo from initialize, stored as a separate observation. */
+  clientInfo?: { name: string; version: string; [k: string]: unknown };
+  /** Toolset the client pinned in `_meta["scoreia/toolset_id"]`, if any. */
+  pinnedToolset?: string;
+  /** True only for runs launched by ScoreIA itself (server option); with origin=summoned gives scoreia_controlled. */
+  controlled?: boolean;
+}
+
+export type Envelope = Record<string, unknown> & { ok: boolean };
+
+const LIVE: ReadonlySet<string> = new Set(["created", "active"]);
+
+type Trx = Transaction<ChamberDB>;
+
+/**
+ * The attempt lifecycle: enter, observe, act, call for help, seal. Every change and its event
+ * commit in one transaction; the attempt row is locked (FOR UPDATE on PostgreSQL; SQLite
+ * serialises writers) so expected_action_index checks cannot race.
+ */
+export class ChamberService {
+  readonly toolsetHash: string;
+
+  constructor(
+    private readonly database: Database<ChamberDB>,
+    private readonly clock: Clock,
+    private readonly signer: Signer,
+    readonly config: ChamberConfig,
+  ) {
+    this.toolsetHash = toolsetHash(config.toolset);
+  }
+
+  // ---------------------------------------------------------------- enter
+
+  async enter(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
+    this.checkPin(ctx, this.config.toolset.toolset_id);
+    const notice = this.config.publicationNotice;
+    if (!notice?.en || !notice.fr || !notice.privacy || !notice.terms) {
+      throw new DomainError(
+        "publication_notice_missing",
+        "this Chamber has no complete public-card notice configured; no one may enter without it",
+      );
+    }
+    const identity = declaredIdentity(args);
+    const suiteId = (args.suite as string | undefined) ?? this.defaultSuite().id;
+    const suite = SUITES[suiteId];
+    if (!suite)
+      throw new DomainError("suite_unknown", `suite ${suiteId} is unknown; known: ${Object.keys(SUITES).join(", ")}`);
+    const seedGiven = typeof args.seed === "string" && args.seed.length > 0;
+    const seed = seedGiven ? (args.seed as string) : `s-${randomBytes(8).toString("hex")}`;
+    const now = this.clock.now();
+    const handle = `chl-${randomBytes(8).toString("hex")}`;
+    const participation = ((args.participation_class as ParticipationClass | undefined) ?? "external") as string;
+    const assurance =
+      ctx.controlled && identity.origin === "summoned"
+        ? this.config.toolset.identity.summoned_assurance
+        : this.config.toolset.identity.community_assurance;
+    const room = suite.init(seed);
+    const row: AttemptRow = {
+      handle,
+      toolset_id: this.config.toolset.toolset_id,
+      suite_id: suite.id,
+      suite_generation: suite.generation,
+      manifest_hash: manifestHash(suite),
+      seed,
+      seed_source: seedGiven ? "participant" : "server",
+      state: "created",
+      action_index: 0,
+      event_count: 1,
+      quarantine_reason: null,
+      room_json: JSON.stringify(room),
+      identity_json: JSON.stringify(identity),
+      observed_client_json: ctx.clientInfo ? JSON.stringify(pickClient(ctx.clientInfo)) : null,
+      preflight_json: args.preflight ? JSON.stringify(args.preflight) : null,
+      route_key: (args.route_key as string | undefined) ?? null,
+      participation_class: participation,
+      assurance,
+      channel: "mcp_session",
+      mcp_session: ctx.mcpSession,
+      created_at: iso(now),
+      expires_at: iso(now + this.config.ttlSeconds * 1000),
+      updated_at: iso(now),
+      terminal_at: null,
+      verdict: null,
+      card_id: null,
+    };
+    const out: Envelope = {
+      ...this.envelope(row, suite, now),
+      suite_generation: suite.generation,
+      manifest_hash: row.manifest_hash,
+      seed,
+      objects: suite.objects(seed, room),
+      room: suite.observe(seed, room, "room"),
+      declared: identity,
+      assurance,
+      participation_class: participation,
+      publication_notice: notice,
+    };
+    await this.database.db.transaction().execute(async (trx) => {
+      await trx.insertInto("chamber_attempts").values(row).execute();
+      await this.event(trx, row, 0, "enter", null, args, out, null, now);
+    });
+    return out;
+  }
+
+  // ---------------------------------------------------------------- observe
+
+  async observe(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
+    const row = await this.load(this.database.db, args.challenge_handle as string, false);
+    this.checkPin(ctx, row.toolset_id);
+    const now = this.clock.now();
+    const state = this.effectiveState(row, now);
+    if (state === "expired") throw this.expiredError(row, now);
+    const suite = this.suite(row);
+    const room = JSON.parse(row.room_json);
+    const object = args.object as string;
+    const view = suite.observe(row.seed, room, object);
+    if (!view) {
+      throw new DomainError(
+        "object_not_available",
+        `no object ${JSON.stringify(object).slice(0, 60)} in this room; objects: ${suite.objects(row.seed, room).join(", ")}`.slice(
+          0,
+          240,
+        ),
+        { attempt_handle: row.handle, attempt_state: state },
+      );
+    }
+    return {
+      ...this.envelope(row, suite, now),
+      object,
+      observation: view,
+      objects: suite.objects(row.seed, room),
+    };
+  }
+
+  // ---------------------------------------------------------------- act
+
+  async act(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
+    const handle = args.challenge_handle as string;
+    const now = this.clock.now();
+    return this.database.db.transaction().execute(async (trx) => {
+      const row = await this.load(trx, handle, true);
+      this.checkPin(ctx, row.toolset_id);
+      const suite = this.suite(row);
+      const state = this.effectiveState(row, now);
+      const base = { attempt_handle: row.handle, attempt_state: state, action_index: row.action_index };
+      if (state === "sealed" || state === "pending_signature") {
+        throw new DomainError(
+          "attempt_already_sealed",
+          "this attempt is sealed; enter_open_challenge starts a new one",
+          {
+            ...base,
+            card_id: row.card_id,
+            allowed_next_tools: ["enter_open_challenge"],
+          },
+        );
+      }
+      if (state === "expired") throw this.expiredError(row, now);
+      if (state === "quarantined") {
+        throw new DomainError("op_not_allowed", "this attempt is quarantined for review; no op is allowed", {
+          ...base,
+          allowed_ops: [],
+        });
+      }
+      if (state === "terminal_unsealed") {
+        if (row.action_index >= this.config.maxActions) {
+          throw new DomainError(
+            "action_limit_reached",
+            `all ${this.config.maxActions} actions are used; call seal_attempt`,
+            {
+              ...base,
+              remaining_actions: 0,
+              must_seal: true,
+              allowed_next_tools: ["seal_attempt"],
+            },
+          );
+        }
+        throw new DomainError("op_not_allowed", "the room is finished; call seal_attempt", {
+          ...base,
+          allowed_ops: [],
+          must_seal: true,
+          allowed_next_tools: ["seal_attempt"],
+        });
+      }
+      this.checkIndex(row, args.expected_action_index);
+      const room = JSON.parse(row.room_json);
+      const action: RoomAction = {
+        op: args.op as RoomAction["op"],
+        ...(args.object !== undefined ? { object: args.object as string } : {}),
+        ...(args.value !== undefined ? { value: args.value as string | string[] } : {}),
+      };
+      const outcome = suite.act(row.seed, room, action);
+      if (outcome.kind === "refused") {
+        throw new DomainError(outcome.code, outcome.message.slice(0, 240), {
+          ...base,
+          allowed_ops: suite.allowedOps(row.seed, room),
+          objects: suite.objects(row.seed, room),
+        });
+      }
+      const index = row.action_index + 1;
+      const ended = suite.solved(outcome.state) || suite.failed(outcome.state) || index >= this.config.maxActions;
+      const next: AttemptRow = {
+        ...row,
+        state: ended ? "terminal_unsealed" : "active",
+        action_index: index,
+        room_json: JSON.stringify(outcome.state),
+        updated_at: iso(now),
+        terminal_at: ended ? iso(now) : null,
+        event_count: row.event_count + 1,
+      };
+      const out: Envelope = {
+        ...this.envelope(next, suite, now),
+        op: action.op,
+        observation: outcome.observation,
+        ...(outcome.correct === undefined ? {} : { result: outcome.correct ? "correct" : "wrong" }),
+        objects: suite.objects(row.seed, outcome.state),
+        progress: suite.tally(outcome.state),
+      };
+      await trx
+        .updateTable("chamber_attempts")
+        .set({
+          state: next.state,
+          action_index: next.action_index,
+          room_json: next.room_json,
+          updated_at: next.updated_at,
+          terminal_at: next.terminal_at,
+          event_count: next.event_count,
+        })
+        .where("handle", "=", row.handle)
+        .execute();
+      await this.event(trx, row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
+      return out;
+    });
+  }
+
+  // ---------------------------------------------------------------- call for help
+
+  async callForHelp(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
+    const now = this.clock.now();
+    return this.database.db.transaction().execute(async (trx) => {
+      const row = await this.load(trx, args.challenge_handle as string, true);
+      this.checkPin(ctx, row.toolset_id);
+      const state = this.effectiveState(row, now);
+      if (state === "sealed" || state === "pending_signature") {
+        throw new DomainError(
+          "attempt_already_sealed",
+          "this attempt is sealed; an ally is named while the attempt is open",
+          {
+            attempt_handle: row.handle,
+            attempt_state: state,
+            card_id: row.card_id,
+          },
+        );
+      }
+      if (state === "expired") throw this.expiredError(row, now);
+      const suite = this.suite(row);
+      // The ally gets a fresh seed of its own and a separate future attempt: it never joins this room.
+      let allySeed = `s-${randomBytes(8).toString("hex")}`;
+      while (allySeed === row.seed) allySeed = `s-${randomBytes(8).toString("hex")}`;
+      const help = {
+        id: `help-${randomBytes(8).toString("hex")}`,
+        from_handle: row.handle,
+        ally: args.ally as string,
+        seed: allySeed,
+        suite_id: suite.id,
+        created_at: iso(now),
+      };
+      await trx.insertInto("chamber_help").values(help).execute();
+      await trx
+        .updateTable("chamber_attempts")
+        .set({ event_count: row.event_count + 1, updated_at: iso(now) })
+        .where("handle", "=", row.handle)
+        .execute();
+      const out: Envelope = {
+        ...this.envelope({ ...row, event_count: row.event_count + 1 }, suite, now),
+        help_id: help.id,
+        ally: help.ally,
+        ally_suite: suite.id,
+        ally_seed: allySeed,
+        ally_instructions: `${help.ally} may later enter its own attempt with enter_open_challenge (suite=${suite.id}, seed=${allySeed}). It never joins this room and this attempt continues alone.`,
+      };
+      await this.event(trx, row, row.event_count, "call_for_help", null, args, out, null, now);
+      return out;
+    });
+  }
+
+  // ---------------------------------------------------------------- seal
+
+  async seal(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
+    const now = this.clock.now();
+    if (typeof args.next_candidate === "string") {
+      // Shown publicly with the seal event: same rules as identity claims.
+      checkPublicText("next_candidate", args.next_candidate);
+    }
+    const phase1 = await this.database.db.transaction().execute(async (trx) => {
+      const row = await this.load(trx, args.challenge_handle as string, true);
+      this.checkPin(ctx, row.toolset_id);
+      const state = this.effectiveState(row, now);
+      if (state === "sealed") return { row, firstSeal: false, done: true };
+      if (state === "pending_signature") return { row, firstSeal: false, done: false };
+      this.checkIndex(row, args.expected_action_index);
+      if (state === "expired" && now >= Date.parse(row.expires_at) + this.config.retentionSeconds * 1000) {
+        throw this.expiredError(row, now);
+      }
+      const suite = this.suite(row);
+      const room = JSON.parse(row.room_json);
+      const verdict = this.verdict(row, state, suite, room);
+      const cardId = `sia-${randomBytes(16).toString("hex")}`;
+      const card = this.cardBody(row, suite, room, verdict, cardId, now);
+      const sealed: AttemptRow = {
+        ...row,
+        state: "pending_signature",
+        verdict,
+        card_id: cardId,
+        terminal_at: row.terminal_at ?? iso(now),
+        updated_at: iso(now),
+        event_count: row.event_count + 1,
+      };
+      await trx
+        .insertInto("chamber_cards")
+        .values({
+          card_id: cardId,
+          handle: row.handle,
+          body_json: canonicalJson(card),
+          signature_json: null,
+          evidence_status: "pending_signature",
+          created_at: iso(now),
+          signed_at: null,
+        })
+        .execute();
+      await trx
+        .updateTable("chamber_attempts")
+        .set({
+          state: sealed.state,
+          verdict,
+          card_id: cardId,
+          terminal_at: sealed.terminal_at,
+          updated_at: sealed.updated_at,
+          event_count: sealed.event_count,
+        })
+        .where("handle", "=", row.handle)
+        .execute();
+      await this.event(trx, row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
+      return { row: sealed, firstSeal: true, done: false };
+    });
+
+    let { row } = phase1;
+    if (!phase1.done) {
+      const signed = await this.trySign(row.card_id as string, now);
+      if (!signed) {
+        const first = phase1.firstSeal;
+        throw new DomainError(
+          first ? "signature_unavailable" : "evidence_pending",
+          first
+            ? "the card is written but no signer is reachable; it will be signed without any change to its content. Call seal_attempt again later."
+            : "the card is still waiting for its signature; call seal_attempt again later",
+          {
+            retryable: true,
+            attempt_handle: row.handle,
+            attempt_state: "pending_signature",
+            already_sealed: !first,
+            card_id: row.card_id,
+            evidence_status: "pending_signature",
+            recovery_hint: "retry seal_attempt with the same challenge_handle",
+          },
+        );
+      }
+      row = { ...row, state: "sealed" };
+    }
+    const card = await this.database.db
+      .selectFrom("chamber_cards")
+      .select(["body_json", "evidence_status"])
+      .where("card_id", "=", row.card_id as string)
+      .executeTakeFirstOrThrow();
+    const suite = this.suite(row);
+    const out: Envelope = {
+      ...this.envelope(row, suite, now),
+      already_sealed: !phase1.firstSeal,
+      card_id: row.card_id,
+      evidence_status: card.evidence_status,
+      verdict: row.verdict,
+    };
+    if (args.include_export_bundle === true) out.export_bundle = { card: JSON.parse(card.body_json) };
+    return out;
+  }
+
+  /** Signs a pending card. Returns false when no signer is reachable (the card stays pending). */
+  async trySign(cardId: string, now = this.clock.now()): Promise<boolean> {
+    const card = await this.database.db
+      .selectFrom("chamber_cards")
+      .select(["body_json", "handle", "evidence_status"])
+      .where("card_id", "=", cardId)
+      .executeTakeFirstOrThrow();
+    if (card.evidence_status === "signed") return true;
+    let signature: unknown;
+    try {
+      signature = await this.signer.sign(Buffer.from(card.body_json, "utf8"));
+    } catch (e) {
+      if (e instanceof SignerUnavailableError) return false;
+      throw e;
+    }
+    await this.database.db.transaction().execute(async (trx) => {
+      const res = await trx
+        .updateTable("chamber_cards")
+        .set({ signature_json: JSON.stringify(signature), evidence_status: "signed", signed_at: iso(now) })
+        .where("card_id", "=", cardId)
+        .where("evidence_status", "=", "pending_signature")
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) {
+        await trx
+          .updateTable("chamber_attempts")
+          .set({ state: "sealed", updated_at: iso(now) })
+          .where("handle", "=", card.handle)
+          .execute();
+      }
+    });
+    return true;
+  }
+
+  /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */
+  async quarantine(handle: string, reason: string): Promise<void> {
+    const now = this.clock.now();
+    await this.database.db.transaction().execute(async (trx) => {
+      const row = await this.load(trx, handle, true);
+      if (row.state === "sealed" || row.state === "pending_signature") {
+        throw new DomainError("attempt_already_sealed", "a sealed attempt cannot be quarantined");
+      }
+      await trx
+        .updateTable("chamber_attempts")
+        .set({
+          state: "quarantined",
+          quarantine_reason: reason,
+          updated_at: iso(now),
+          event_count: row.event_count + 1,
+        })
+        .where("handle", "=", handle)
+        .execute();
+      await this.event(
+        trx,
+        row,
+        row.event_count,
+        "quarantine",
+        null,
+        { reason },
+        { attempt_state: "quarantined" },
+        null,
+        now,
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private defaultSuite(): Suite {
+    const def = this.config.toolset.suites.find((s) => s.default);
+    const suite = def && SUITES[def.id];
+    if (!suite) throw new Error("no default suite");
+    return suite;
+  }
+
+  private suite(row: AttemptRow): Suite {
+    const suite = SUITES[row.suite_id];
+    if (!suite || suite.generation !== row.suite_generation) {
+      throw new Error(
+        `attempt ${row.handle} binds ${row.suite_id}/${row.suite_generation}, which this build does not serve`,
+      );
+    }
+    return suite;
+  }
+
+  private async load(db: Trx | Database<ChamberDB>["db"], handle: string, lock: boolean): Promise<AttemptRow> {
+    let q = db.selectFrom("chamber_attempts").selectAll().where("handle", "=", handle);
+    if (lock && this.database.dialect === "postgres") q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    if (!row) {
+      throw new DomainError("attempt_not_found", "no attempt has this handle; enter_open_challenge returns a new one", {
+        allowed_next_tools: ["enter_open_challenge"],
+      });
+    }
+    return row;
+  }
+
+  private checkPin(ctx: CallContext, bound: string): void {
+    if (ctx.pinnedToolset !== undefined && ctx.pinnedToolset !== bound) {
+      throw new DomainError(
+        "toolset_version_mismatch",
+        `client expects ${ctx.pinnedToolset}, but this attempt binds ${bound}; drop the pin or match it`.slice(0, 240),
+        { toolset_id: bound },
+      );
+    }
+  }
+
+  private checkIndex(row: AttemptRow, expected: unknown): void {
+    if (typeof expected === "number" && expected !== row.action_index) {
+      throw new DomainError(
+        "stale_action_index",
+        `expected_action_index ${expected} does not match the transcript length ${row.action_index}; retry with ${row.action_index}`,
+        {
+          retryable: true,
+          attempt_handle: row.handle,
+          current_action_index: row.action_index,
+          recovery_hint: `resend with expected_action_index=${row.action_index}`,
+        },
+      );
+    }
+  }
+
+  /** Expiry is derived from the clock, so it needs no background job. */
+  effectiveState(row: AttemptRow, now: number): AttemptState {
+    const s = row.state as AttemptState;
+    if ((LIVE.has(s) || s === "terminal_unsealed" || s === "quarantined") && now >= Date.parse(row.expires_at)) {
+      return "expired";
+    }
+    return s;
+  }
+
+  private expiredError(row: AttemptRow, now: number): DomainError {
+    const sealable = now < Date.parse(row.expires_at) + this.config.retentionSeconds * 1000;
+    return new DomainError(
+      "attempt_expired",
+      sealable
+        ? `the attempt expired at ${row.expires_at} (TTL ${this.config.ttlSeconds} s); seal_attempt still issues its card`
+        : `the attempt expired at ${row.expires_at} and its retention has passed; enter_open_challenge starts a new one`,
+      {
+        attempt_handle: row.handle,
+        attempt_state: "expired",
+        expires_at: row.expires_at,
+        allowed_next_tools: sealable ? ["seal_attempt"] : ["enter_open_challenge"],
+      },
+    );
+  }
+
+  private verdict(row: AttemptRow, state: AttemptState, suite: Suite, room: Record<string, unknown>): Verdict {
+    if (suite.solved(room)) return "solved";
+    if (row.state === "quarantined") return "quarantined";
+    if (state === "expired") return "expired";
+    if (suite.failed(room)) return "failed";
+    if (row.action_index >= this.config.maxActions) return "exhausted";
+    return "abandoned";
+  }
+
+  /** The card record. Canonical JSON of this object is what gets signed. */
+  private cardBody(
+    row: AttemptRow,
+    suite: Suite,
+    room: Record<string, unknown>,
+    verdict: Verdict,
+    cardId: string,
+    now: number,
+  ): Record<string, unknown> {
+    const id = JSON.parse(row.identity_json);
+    const tally = suite.tally(room);
+    const ended = row.terminal_at ? Date.parse(row.terminal_at) : Math.min(now, Date.parse(row.expires_at));
+    return {
+      card_version: "0.2",
+      card_id: cardId,
+      issued_at: iso(now),
+      identity: {
+        declared_model: id.model_claim,
+        provider_claim: id.provider_claim,
+        product: id.product,
+        product_plan: id.product_plan,
+        declared_host: id.host,
+        host_version: id.host_version,
+        origin: id.origin,
+        assurance: row.assurance,
+      },
+      observed_client: row.observed_client_json ? JSON.parse(row.observed_client_json) : null,
+      channel: row.channel,
+      participation_class: row.participation_class,
+      route_key: row.route_key,
+      suite: { id: suite.id, generation: suite.generation, engine: suite.engine, manifest_hash: row.manifest_hash },
+      seed: row.seed,
+      seed_source: row.seed_source,
+      toolset: { id: row.toolset_id, hash: this.toolsetHashFor(row.toolset_id) },
+      verdict,
+      attempt: {
+        entered_at: row.created_at,
+        ended_at: iso(ended),
+        actions_used: row.action_index,
+        max_actions: this.config.maxActions,
+        hints_used: tally.hints_used,
+        wrong_submissions: tally.wrong_submissions,
+        stages_cleared: tally.stages_cleared,
+        stages_total: tally.stages_total,
+        duration_ms: ended - Date.parse(row.created_at),
+      },
+      preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
+    };
+  }
+
+  private toolsetHashFor(id: string): string {
+    if (id === this.config.toolset.toolset_id) return this.toolsetHash;
+    throw new Error(`no contract for ${id}`);
+  }
+
+  /** The common status fields, always truthful for the row as stored after this call. */
+  private envelope(row: AttemptRow, suite: Suite, now: number): Envelope {
+    const state = this.effectiveState(row, now);
+    const live = LIVE.has(state);
+    const room = live ? JSON.parse(row.room_json) : null;
+    const mustSeal = state === "terminal_unsealed" || state === "quarantined" || state === "expired";
+    return {
+      ok: true,
+      attempt_handle: row.handle,
+      attempt_state: state,
+      toolset_id: row.toolset_id,
+      suite_id: row.suite_id,
+      action_index: row.action_index,
+      remaining_actions: Math.max(0, this.config.maxActions - row.action_index),
+      allowed_next_tools: nextTools(state),
+      allowed_ops: room ? suite.allowedOps(row.seed, room) : [],
+      terminal: !live,
+      must_seal: mustSeal,
+      expires_at: row.expires_at,
+      ...(row.card_id ? { card_id: row.card_id } : {}),
+    };
+  }
+
+  private async event(
+    trx: Trx,
+    row: AttemptRow,
+    seq: number,
+    kind: string,
+    actionIndex: number | null,
+    request: unknown,
+    response: unknown,
+    priv: unknown,
+    now: number,
+  ): Promise<void> {
+    await trx
+      .insertInto("chamber_events")
+      .values({
+        handle: row.handle,
+        seq,
+        kind,
+        action_index: actionIndex,
+        request_json: JSON.stringify(request),
+        response_json: JSON.stringify(response),
+        private_json: priv === null ? null : JSON.stringify(priv),
+        at: iso(now),
+      })
+      .execute();
+  }
+}
+
+function nextTools(state: AttemptState): string[] {
+  switch (state) {
+    case "created":
+    case "active":
+      return ["chamber_action", "observe_chamber", "call_for_help", "seal_attempt"];
+    case "terminal_unsealed":
+    case "quarantined":
+      return ["seal_attempt", "observe_chamber"];
+    case "expired":
+    case "pending_signature":
+      return ["seal_attempt"];
+    case "sealed":
+      return ["enter_open_challenge"];
+  }
+}
+
+function pickClient(c: NonNullable<CallContext["clientInfo"]>): Record<string, string> {
+  const out: Record<string, string> = { name: String(c.name).slice(0, 120), version: String(c.version).slice(0, 120) };
+  if (typeof c.title === "string") out.title = c.title.slice(0, 120);
+  return out;
+}
