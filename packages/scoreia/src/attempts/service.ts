@@ -132,7 +132,7 @@ export class ChamberService {
       manifest_hash: row.manifest_hash,
       seed,
       objects: suite.objects(seed, room),
-      room: suite.observe(seed, room, "room"),
+      room: { title: suite.manifest.title, summary: suite.manifest.summary },
       declared: identity,
       assurance,
       participation_class: participation,
@@ -164,7 +164,7 @@ export class ChamberService {
           0,
           240,
         ),
-        { attempt_handle: row.handle, attempt_state: state },
+        this.status(row, suite, now),
       );
     }
     return {
@@ -185,46 +185,29 @@ export class ChamberService {
       this.checkPin(ctx, row.toolset_id);
       const suite = this.suite(row);
       const state = this.effectiveState(row, now);
-      const base = { attempt_handle: row.handle, attempt_state: state, action_index: row.action_index };
+      const base = this.status(row, suite, now);
       if (state === "sealed" || state === "pending_signature") {
         throw new DomainError(
           "attempt_already_sealed",
           "this attempt is sealed; enter_open_challenge starts a new one",
-          {
-            ...base,
-            card_id: row.card_id,
-            allowed_next_tools: ["enter_open_challenge"],
-          },
+          base,
         );
       }
       if (state === "expired") throw this.expiredError(row, now);
       if (state === "quarantined") {
-        throw new DomainError("op_not_allowed", "this attempt is quarantined for review; no op is allowed", {
-          ...base,
-          allowed_ops: [],
-        });
+        throw new DomainError("op_not_allowed", "this attempt is quarantined for review; no op is allowed", base);
       }
       if (state === "terminal_unsealed") {
         if (row.action_index >= this.config.maxActions) {
           throw new DomainError(
             "action_limit_reached",
             `all ${this.config.maxActions} actions are used; call seal_attempt`,
-            {
-              ...base,
-              remaining_actions: 0,
-              must_seal: true,
-              allowed_next_tools: ["seal_attempt"],
-            },
+            base,
           );
         }
-        throw new DomainError("op_not_allowed", "the room is finished; call seal_attempt", {
-          ...base,
-          allowed_ops: [],
-          must_seal: true,
-          allowed_next_tools: ["seal_attempt"],
-        });
+        throw new DomainError("op_not_allowed", "the room is finished; call seal_attempt", base);
       }
-      this.checkIndex(row, args.expected_action_index);
+      this.checkIndex(row, args.expected_action_index, base);
       const room = JSON.parse(row.room_json);
       const action: RoomAction = {
         op: args.op as RoomAction["op"],
@@ -235,7 +218,6 @@ export class ChamberService {
       if (outcome.kind === "refused") {
         throw new DomainError(outcome.code, outcome.message.slice(0, 240), {
           ...base,
-          allowed_ops: suite.allowedOps(row.seed, room),
           objects: suite.objects(row.seed, room),
         });
       }
@@ -287,11 +269,7 @@ export class ChamberService {
         throw new DomainError(
           "attempt_already_sealed",
           "this attempt is sealed; an ally is named while the attempt is open",
-          {
-            attempt_handle: row.handle,
-            attempt_state: state,
-            card_id: row.card_id,
-          },
+          this.status(row, this.suite(row), now),
         );
       }
       if (state === "expired") throw this.expiredError(row, now);
@@ -340,7 +318,7 @@ export class ChamberService {
       const state = this.effectiveState(row, now);
       if (state === "sealed") return { row, firstSeal: false, done: true };
       if (state === "pending_signature") return { row, firstSeal: false, done: false };
-      this.checkIndex(row, args.expected_action_index);
+      this.checkIndex(row, args.expected_action_index, {});
       if (state === "expired" && now >= Date.parse(row.expires_at) + this.config.retentionSeconds * 1000) {
         throw this.expiredError(row, now);
       }
@@ -532,12 +510,13 @@ export class ChamberService {
     }
   }
 
-  private checkIndex(row: AttemptRow, expected: unknown): void {
+  private checkIndex(row: AttemptRow, expected: unknown, status: Record<string, unknown>): void {
     if (typeof expected === "number" && expected !== row.action_index) {
       throw new DomainError(
         "stale_action_index",
         `expected_action_index ${expected} does not match the transcript length ${row.action_index}; retry with ${row.action_index}`,
         {
+          ...status,
           retryable: true,
           attempt_handle: row.handle,
           current_action_index: row.action_index,
@@ -634,6 +613,12 @@ export class ChamberService {
   private toolsetHashFor(id: string): string {
     if (id === this.config.toolset.toolset_id) return this.toolsetHash;
     throw new Error(`no contract for ${id}`);
+  }
+
+  /** The status fields without `ok`, for error envelopes that concern a known attempt. */
+  private status(row: AttemptRow, suite: Suite, now: number): Record<string, unknown> {
+    const { ok: _ok, ...rest } = this.envelope(row, suite, now);
+    return rest;
   }
 
   /** The common status fields, always truthful for the row as stored after this call. */
