@@ -9,11 +9,16 @@ export interface Database<DB> {
   dialect: DialectName;
   /** Human-readable location (file path or URL without password). */
   location: string;
+  /** PostgreSQL schema the connection's search_path points at, if one was chosen. */
+  schema?: string;
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
-  /** PostgreSQL schema to use (created if missing); isolates test runs and products. */
+  /**
+   * PostgreSQL schema to use (created if missing); isolates test runs and products. A URL may
+   * also carry it as `?schema=NAME`; both may be given only if they agree.
+   */
   pgSchema?: string;
   pgPoolSize?: number;
 }
@@ -36,9 +41,29 @@ function openSqlite<DB>(file: string): Database<DB> {
   return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
 }
 
-async function openPostgres<DB>(url: string, opts: OpenOptions): Promise<Database<DB>> {
-  const schema = opts.pgSchema;
-  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+/**
+ * Splits the `schema` query parameter off a postgres URL (pg itself does not know it). Other
+ * query parameters (sslmode, …) stay on the URL handed to pg.
+ */
+export function splitPgSchema(target: string): { url: string; schema?: string } {
+  const u = new URL(target);
+  if (!u.searchParams.has("schema")) return { url: target };
+  const all = u.searchParams.getAll("schema");
+  if (all.length > 1) throw new Error("postgres URL has more than one schema parameter");
+  u.searchParams.delete("schema");
+  return { url: u.toString(), schema: all[0] ?? "" };
+}
+
+async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Database<DB>> {
+  const { url, schema: fromUrl } = splitPgSchema(target);
+  const given = opts.pgSchema || undefined;
+  if (fromUrl !== undefined && given !== undefined && fromUrl !== given) {
+    throw new Error(`schema ${fromUrl} in the URL disagrees with pgSchema ${given}`);
+  }
+  const schema = given ?? fromUrl;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`bad schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]{0,62}`);
+  }
   if (schema) {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -60,6 +85,7 @@ async function openPostgres<DB>(url: string, opts: OpenOptions): Promise<Databas
     db,
     dialect: "postgres",
     location: u.toString() + (schema ? ` (schema ${schema})` : ""),
+    ...(schema ? { schema } : {}),
     close: () => db.destroy(),
   };
 }
@@ -87,6 +113,9 @@ export async function migrate<DB>(
     provider,
     migrationTableName: table,
     migrationLockTableName: `${table}_lock`,
+    // Without an explicit schema Kysely looks for its tables in every schema, so a second
+    // schema in the same database would see the first one's migration tables.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
