@@ -5,7 +5,10 @@ import {
   ErrorCode,
   type Implementation,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
   McpError,
+  SetLevelRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ToolRegistry, UnknownToolError } from "./tools/registry.ts";
@@ -60,14 +63,28 @@ export function createMcpServer<Ctx>(
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  // One Server per session, so the level the client set is simply this server's. (Replaces the
+  // SDK's own setLevel handler: its level map only serves sendLoggingMessage, which we avoid.)
+  let minLevel: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    minLevel = request.params.level;
+    return {};
+  });
+  const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;
     const info: SessionInfo = {
       ...session,
       clientInfo: () => server.getClientVersion(),
       ...(_meta ? { meta: _meta as Record<string, unknown> } : {}),
-      log: (level, data) =>
-        server.sendLoggingMessage({ level, data }, session.transport === "http" ? session.sessionId : undefined),
+      // Sent as related to this tools/call, so over Streamable HTTP it travels on the call's own
+      // response stream; server.sendLoggingMessage would use the optional standalone GET stream
+      // and silently drop the message when the client has none open.
+      log: async (level, data) => {
+        if (minLevel && severity(level) < severity(minLevel)) return;
+        await extra.sendNotification({ method: "notifications/message", params: { level, data } });
+      },
     };
     try {
       const out = await opts.registry.call(name, args ?? {}, opts.context(info));

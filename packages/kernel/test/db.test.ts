@@ -1,0 +1,188 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DialectName, type Kysely, migrate, openDatabase, sql } from "../src/store/db.ts";
+import { DIALECTS, openTestDatabase, PG_URL, type TestDb } from "../src/store/testing.ts";
+
+interface NotesDB {
+  notes: { id: number; body: string; tag: string | null };
+}
+
+type MigrationFn = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
+
+/** Migrations that record each run and the dialect they were handed. */
+function notesMigrations(runs: string[]): Record<string, MigrationFn> {
+  return {
+    "0001_notes": async (db, dialect) => {
+      runs.push(`0001:${dialect}`);
+      await db.schema
+        .createTable("notes")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("body", "text", (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
+const withTag = (runs: string[]): Record<string, MigrationFn> => ({
+  ...notesMigrations(runs),
+  "0002_tag": async (db, dialect) => {
+    runs.push(`0002:${dialect}`);
+    await db.schema.alterTable("notes").addColumn("tag", "text").execute();
+  },
+});
+
+describe.each(DIALECTS)("openDatabase + migrate on %s", (dialect) => {
+  let t: TestDb<NotesDB>;
+  beforeEach(async () => {
+    t = await openTestDatabase<NotesDB>(dialect);
+  });
+  afterEach(async () => {
+    await t.drop();
+  });
+
+  it("opens the right dialect and runs migrations with it", async () => {
+    expect(t.dialect).toBe(dialect);
+    const runs: string[] = [];
+    await migrate(t, "fixture_migrations", notesMigrations(runs));
+    expect(runs).toEqual([`0001:${dialect}`]);
+    await t.db.insertInto("notes").values({ id: 1, body: "hello" }).execute();
+    const rows = await t.db.selectFrom("notes").select(["id", "body"]).execute();
+    expect(rows).toEqual([{ id: 1, body: "hello" }]);
+  });
+
+  it("is idempotent: migrating twice runs each migration once and keeps the data", async () => {
+    const runs: string[] = [];
+    await migrate(t, "fixture_migrations", notesMigrations(runs));
+    await t.db.insertInto("notes").values({ id: 1, body: "kept" }).execute();
+    await migrate(t, "fixture_migrations", notesMigrations(runs));
+    expect(runs).toEqual([`0001:${dialect}`]);
+    expect(await t.db.selectFrom("notes").select("body").execute()).toEqual([{ body: "kept" }]);
+  });
+
+  it("is idempotent across handles: a restarted process migrates the same database again", async () => {
+    const runs: string[] = [];
+    await migrate(t, "fixture_migrations", notesMigrations(runs));
+    const again = await openDatabase<NotesDB>(t.target, t.pgSchema ? { pgSchema: t.pgSchema } : {});
+    try {
+      await migrate(again, "fixture_migrations", notesMigrations(runs));
+      expect(runs).toEqual([`0001:${dialect}`]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("runs only the new migrations when the list grows", async () => {
+    const runs: string[] = [];
+    await migrate(t, "fixture_migrations", notesMigrations(runs));
+    await t.db.insertInto("notes").values({ id: 1, body: "before" }).execute();
+    await migrate(t, "fixture_migrations", withTag(runs));
+    expect(runs).toEqual([`0001:${dialect}`, `0002:${dialect}`]);
+    await t.db.updateTable("notes").set({ tag: "new" }).where("id", "=", 1).execute();
+    expect(await t.db.selectFrom("notes").selectAll().execute()).toEqual([{ id: 1, body: "before", tag: "new" }]);
+  });
+
+  it("keeps each product's migration history in its own table", async () => {
+    const a: string[] = [];
+    const b: string[] = [];
+    await migrate(t, "product_a_migrations", notesMigrations(a));
+    await migrate(t, "product_b_migrations", {
+      "0001_notes": async (db) => {
+        // Same migration name, different product: it must still run.
+        b.push("0001");
+        await db.schema
+          .createTable("b_things")
+          .addColumn("id", "integer", (c) => c.primaryKey())
+          .execute();
+      },
+    });
+    expect(a).toEqual([`0001:${dialect}`]);
+    expect(b).toEqual(["0001"]);
+  });
+
+  it("names the failing migration and stops there", async () => {
+    const runs: string[] = [];
+    const err = await migrate(t, "fixture_migrations", {
+      ...notesMigrations(runs),
+      "0002_broken": async (db) => {
+        await sql`THIS IS NOT SQL`.execute(db);
+      },
+      "0003_after": async () => {
+        runs.push("0003");
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain("migration 0002_broken failed");
+    expect(runs).toEqual([`0001:${dialect}`]);
+  });
+});
+
+describe("openDatabase on SQLite files", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "kernel-db-"));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("puts the file in WAL mode, which persists for any later connection", async () => {
+    const file = join(dir, "wal.db");
+    const d = await openDatabase<NotesDB>(file);
+    const { rows } = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(d.db);
+    expect(rows[0]?.journal_mode).toBe("wal");
+    await migrate(d, "fixture_migrations", notesMigrations([]));
+    await d.db.insertInto("notes").values({ id: 1, body: "x" }).execute();
+    expect(existsSync(`${file}-wal`)).toBe(true);
+
+    // An independent connection (another process, say) sees WAL mode from the file itself,
+    // and reads the committed row while the first handle is still open.
+    const other = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(other.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(other.prepare("SELECT body FROM notes").all()).toEqual([{ body: "x" }]);
+    } finally {
+      other.close();
+    }
+    await d.close();
+  });
+
+  it("enforces foreign keys", async () => {
+    const d = await openDatabase<unknown>(join(dir, "fk.db"));
+    try {
+      const { rows } = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(d.db);
+      expect(rows[0]?.foreign_keys).toBe(1);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("reports the file path as its location", async () => {
+    const file = join(dir, "loc.db");
+    const d = await openDatabase<unknown>(file);
+    expect(d).toMatchObject({ dialect: "sqlite", location: file });
+    await d.close();
+  });
+});
+
+describe("openDatabase on PostgreSQL URLs", () => {
+  it("never shows the password in its location", async () => {
+    const u = new URL(PG_URL);
+    u.password = "s3cret-pw";
+    const d = await openDatabase<unknown>(u.toString());
+    try {
+      expect(d.dialect).toBe("postgres");
+      expect(d.location).not.toContain("s3cret-pw");
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(d.db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("refuses a schema name that is not a plain identifier", async () => {
+    await expect(openDatabase<unknown>(PG_URL, { pgSchema: "x; DROP SCHEMA public" })).rejects.toThrow(/bad schema/);
+  });
+});
