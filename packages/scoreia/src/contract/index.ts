@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { canonicalJson, sha256Tagged } from "../evidence/jcs.ts";
 
 /**
  * The Chamber toolset contracts as data. 0.3.0 is seed 000 verbatim and is never edited, so its
@@ -57,8 +56,7 @@ export interface Toolset {
 
 const here = new URL(".", import.meta.url);
 
-// `canonicalize` is CommonJS (module.exports = fn); its typings describe an ES default export.
-const canonicalize = createRequire(import.meta.url)("canonicalize") as (v: unknown) => string | undefined;
+export { canonicalJson, sha256Tagged };
 
 export const TOOLSET_0_3_0: Toolset = JSON.parse(readFileSync(new URL("toolset-0.3.0.json", here), "utf8"));
 
@@ -100,17 +98,6 @@ export const TOOLSETS: Record<string, Toolset> = {
   [TOOLSET_0_3_0.toolset_id]: TOOLSET_0_3_0,
   [TOOLSET_0_3_2.toolset_id]: TOOLSET_0_3_2,
 };
-
-/** RFC 8785 canonical JSON (the `canonicalize` package), refusing values JSON cannot carry. */
-export function canonicalJson(value: unknown): string {
-  const out = canonicalize(value);
-  if (out === undefined) throw new TypeError("value has no canonical JSON form");
-  return out;
-}
-
-export function sha256Tagged(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-}
 
 /** The payload `schema_bundle` says to hash: payload_fields, with each tool cut to canonical_tools_fields. */
 export function schemaBundlePayload(t: Toolset): Record<string, unknown> {

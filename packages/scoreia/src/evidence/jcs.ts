@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+
+// `canonicalize` (RFC 8785 reference algorithm) is CommonJS; its typings describe an ES default.
+const canonicalize = createRequire(import.meta.url)("canonicalize") as (v: unknown) => string | undefined;
+
+export class CanonicalizationError extends Error {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(`${path}: ${message}`);
+    this.name = "CanonicalizationError";
+  }
+}
+
+/**
+ * RFC 8785 canonical JSON of `value`, refusing what the I-JSON subset cannot carry: lone
+ * surrogates (in strings and keys), non-finite numbers, and every non-JSON value (undefined,
+ * functions, symbols, bigints, class instances such as Date or Map). Everything signed or hashed
+ * goes through here.
+ */
+export function canonicalJson(value: unknown): string {
+  check(value, "$");
+  const out = canonicalize(value);
+  if (out === undefined) throw new CanonicalizationError("no canonical form", "$");
+  return out;
+}
+
+function check(v: unknown, path: string): void {
+  switch (typeof v) {
+    case "string":
+      if (!v.isWellFormed()) throw new CanonicalizationError("string has a lone surrogate", path);
+      return;
+    case "number":
+      if (!Number.isFinite(v)) throw new CanonicalizationError(`number ${v} is not finite`, path);
+      return;
+    case "boolean":
+      return;
+    case "object": {
+      if (v === null) return;
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => {
+          check(x, `${path}[${i}]`);
+        });
+        return;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        throw new CanonicalizationError(`${proto?.constructor?.name ?? "object"} is not a JSON value`, path);
+      }
+      for (const [k, x] of Object.entries(v)) {
+        if (!k.isWellFormed()) throw new CanonicalizationError("key has a lone surrogate", path);
+        check(x, `${path}.${k}`);
+      }
+      return;
+    }
+    default:
+      throw new CanonicalizationError(`${typeof v} is not a JSON value`, path);
+  }
+}
+
+/** `sha256:` + lowercase hex of SHA-256 over the UTF-8 bytes of `text`. */
+export function sha256Tagged(text: string | Uint8Array): string {
+  return `sha256:${createHash("sha256").update(text).digest("hex")}`;
+}
+
+/** sha256 over the canonical form. */
+export function canonicalHash(value: unknown): string {
+  return sha256Tagged(canonicalJson(value));
+}
