@@ -7,7 +7,6 @@ import {
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
-  McpError,
   SetLevelRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -95,7 +94,9 @@ export function createMcpServer<Ctx>(
       };
     } catch (e) {
       if (e instanceof UnknownToolError) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        // A plain error with a code: McpError would prefix its message ("MCP error -32602: …")
+        // and clients prefix it again on their side.
+        throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
       }
       throw e;
     }

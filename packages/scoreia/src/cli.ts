@@ -18,7 +18,8 @@ Usage:
   scoreia --help
 
 Options:
-  --db        SQLite file (default: ${defaultDb()}) or a postgres:// URL
+  --db        SQLite file (default: ${defaultDb()}) or a postgres:// URL;
+              postgres://…/db?schema=NAME keeps the tables in schema NAME (created if missing)
   --data-dir  where the default database and the signing key live
   --port      HTTP port (0 picks a free one)
   --host      HTTP bind address (default 127.0.0.1)

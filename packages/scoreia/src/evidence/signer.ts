@@ -45,7 +45,12 @@ export class LocalEd25519Signer implements Signer {
     if (!existsSync(path)) {
       mkdirSync(dirname(path), { recursive: true });
       const { privateKey } = generateKeyPairSync("ed25519");
-      writeFileSync(path, privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600 });
+      try {
+        // "wx": two processes starting together on a fresh data dir must not both write a key.
+        writeFileSync(path, privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600, flag: "wx" });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
     }
     return new LocalEd25519Signer(createPrivateKey(readFileSync(path)));
   }
