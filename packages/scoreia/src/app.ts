@@ -3,7 +3,7 @@ import { type ChamberDB, chamberMigrations } from "./attempts/schema.ts";
 import type { CallContext } from "./attempts/service.ts";
 import { type ChamberConfig, ChamberService, defaultConfig } from "./attempts/service.ts";
 import { CURRENT_TOOLSET } from "./contract/index.ts";
-import { LocalEd25519Signer, type Signer } from "./evidence/signer.ts";
+import { LocalKeyring, type Signer } from "./evidence/signer.ts";
 import { callContext, chamberRegistry } from "./tools/index.ts";
 
 export const SERVER_NAME = "scoreia-open-chamber";
@@ -39,7 +39,7 @@ export async function openChamber(opts: ChamberOptions): Promise<Chamber> {
 export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptions, "db">): Chamber {
   const clock = opts.clock ?? systemClock;
   const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
-  const service = new ChamberService(database, clock, opts.signer ?? LocalEd25519Signer.generate(), config);
+  const service = new ChamberService(database, clock, opts.signer ?? LocalKeyring.ephemeral(clock), config);
   const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
   const mcp: McpServerOptions<CallContext> = {
     name: SERVER_NAME,

@@ -5,7 +5,7 @@ import envPaths from "env-paths";
 import { serveHttp, serveStdio } from "kernel";
 import { openChamber } from "./app.ts";
 import { CURRENT_TOOLSET } from "./contract/index.ts";
-import { LocalEd25519Signer } from "./evidence/signer.ts";
+import { LocalKeyring } from "./evidence/signer.ts";
 
 const HELP = `scoreia — ScoreIA Open Chamber (MCP toolset ${CURRENT_TOOLSET.toolset_id})
 
@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   const dir = dataDir(values["data-dir"]);
   mkdirSync(dir, { recursive: true });
   const db = values.db ?? defaultDb(dir);
-  const signer = LocalEd25519Signer.fromFile(join(dir, "keys", "ed25519.pem"));
+  const signer = LocalKeyring.open(join(dir, "keys"));
 
   if (cmd === "serve") {
     const chamber = await openChamber({ db, signer });
@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
         `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +
           `  MCP (Streamable HTTP): ${http.url}\n` +
           `  database: ${chamber.database.location}\n` +
-          `  signing key: ${signer.keyId}\n` +
+          `  signing key: ${signer.currentKeyId}\n` +
           `Connect an MCP host, e.g. add to its config:\n` +
           `  { "mcpServers": { "scoreia": { "url": "${http.url}" } } }\n` +
           `or launch over stdio: { "command": "npx", "args": ["scoreia", "serve"] }\n`,

@@ -13,6 +13,8 @@ export interface AttemptRow {
   action_index: number;
   event_count: number;
   quarantine_reason: string | null;
+  /** 32 random bytes (hex) salting the digests of private values in the public replay. */
+  replay_salt: string;
   room_json: string;
   identity_json: string;
   observed_client_json: string | null;
@@ -43,7 +45,9 @@ export interface EventRow {
 
 export interface CardRow {
   card_id: string;
-  handle: string;
+  /** Null for imported historical cards, which have no attempt here. */
+  handle: string | null;
+  card_version: string;
   body_json: string;
   signature_json: string | null;
   evidence_status: string;
@@ -60,7 +64,16 @@ export interface HelpRow {
   created_at: string;
 }
 
+export interface KeyRow {
+  key_id: string;
+  alg: string;
+  public_key: string;
+  not_before: string;
+  not_after: string | null;
+}
+
 export interface ChamberDB {
+  chamber_keys: KeyRow;
   chamber_attempts: AttemptRow;
   chamber_events: EventRow;
   chamber_cards: CardRow;
@@ -83,6 +96,7 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .addColumn("action_index", "integer", (c) => c.notNull())
       .addColumn("event_count", "integer", (c) => c.notNull())
       .addColumn("quarantine_reason", "text")
+      .addColumn("replay_salt", "text", (c) => c.notNull())
       .addColumn("room_json", "text", (c) => c.notNull())
       .addColumn("identity_json", "text", (c) => c.notNull())
       .addColumn("observed_client_json", "text")
@@ -114,7 +128,8 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
     await db.schema
       .createTable("chamber_cards")
       .addColumn("card_id", "text", (c) => c.primaryKey())
-      .addColumn("handle", "text", (c) => c.notNull().unique().references("chamber_attempts.handle"))
+      .addColumn("handle", "text", (c) => c.unique().references("chamber_attempts.handle"))
+      .addColumn("card_version", "text", (c) => c.notNull())
       .addColumn("body_json", "text", (c) => c.notNull())
       .addColumn("signature_json", "text")
       .addColumn("evidence_status", "text", (c) => c.notNull())
@@ -125,6 +140,14 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .createIndex("chamber_cards_created")
       .on("chamber_cards")
       .columns(["created_at", "card_id"])
+      .execute();
+    await db.schema
+      .createTable("chamber_keys")
+      .addColumn("key_id", "text", (c) => c.primaryKey())
+      .addColumn("alg", "text", (c) => c.notNull())
+      .addColumn("public_key", "text", (c) => c.notNull())
+      .addColumn("not_before", "text", (c) => c.notNull())
+      .addColumn("not_after", "text")
       .execute();
     await db.schema
       .createTable("chamber_help")

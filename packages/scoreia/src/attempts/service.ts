@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
-import { type Signer, SignerUnavailableError } from "../evidence/signer.ts";
+import { sha256Tagged } from "../evidence/jcs.ts";
+import { buildReplay, type PublicReplay, type StoredEvent } from "../evidence/replay.ts";
+import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
@@ -62,6 +64,7 @@ type Trx = Transaction<ChamberDB>;
  */
 export class ChamberService {
   readonly toolsetHash: string;
+  private readonly knownKeys = new Set<string>();
 
   constructor(
     private readonly database: Database<ChamberDB>,
@@ -110,6 +113,7 @@ export class ChamberService {
       action_index: 0,
       event_count: 1,
       quarantine_reason: null,
+      replay_salt: randomBytes(32).toString("hex"),
       room_json: JSON.stringify(room),
       identity_json: JSON.stringify(identity),
       observed_client_json: ctx.clientInfo ? JSON.stringify(pickClient(ctx.clientInfo)) : null,
@@ -326,7 +330,10 @@ export class ChamberService {
       const room = JSON.parse(row.room_json);
       const verdict = this.verdict(row, state, suite, room);
       const cardId = `sia-${randomBytes(16).toString("hex")}`;
-      const card = this.cardBody(row, suite, room, verdict, cardId, now);
+      // The seal event joins the chain first; the card then binds the chain's head.
+      await this.event(trx, row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
+      const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), await this.storedEvents(trx, row.handle));
+      const card = this.cardBody(row, suite, room, verdict, cardId, now, replay);
       const sealed: AttemptRow = {
         ...row,
         state: "pending_signature",
@@ -341,6 +348,7 @@ export class ChamberService {
         .values({
           card_id: cardId,
           handle: row.handle,
+          card_version: "0.2",
           body_json: canonicalJson(card),
           signature_json: null,
           evidence_status: "pending_signature",
@@ -360,7 +368,6 @@ export class ChamberService {
         })
         .where("handle", "=", row.handle)
         .execute();
-      await this.event(trx, row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
       return { row: sealed, firstSeal: true, done: false };
     });
 
@@ -412,17 +419,18 @@ export class ChamberService {
       .where("card_id", "=", cardId)
       .executeTakeFirstOrThrow();
     if (card.evidence_status === "signed") return true;
-    let signature: unknown;
+    let signature: CardSignature;
     try {
-      signature = await this.signer.sign(Buffer.from(card.body_json, "utf8"));
+      signature = await this.signer.signCard(sha256Tagged(card.body_json));
     } catch (e) {
       if (e instanceof SignerUnavailableError) return false;
       throw e;
     }
+    await this.publishKeys(signature.key_id);
     await this.database.db.transaction().execute(async (trx) => {
       const res = await trx
         .updateTable("chamber_cards")
-        .set({ signature_json: JSON.stringify(signature), evidence_status: "signed", signed_at: iso(now) })
+        .set({ signature_json: canonicalJson(signature), evidence_status: "signed", signed_at: signature.signed_at })
         .where("card_id", "=", cardId)
         .where("evidence_status", "=", "pending_signature")
         .executeTakeFirst();
@@ -430,11 +438,57 @@ export class ChamberService {
         await trx
           .updateTable("chamber_attempts")
           .set({ state: "sealed", updated_at: iso(now) })
-          .where("handle", "=", card.handle)
+          .where("handle", "=", card.handle as string)
           .execute();
       }
     });
     return true;
+  }
+
+  /**
+   * Copies the signer's public key records into chamber_keys, so that the web process can serve
+   * and verify with public keys only. Cheap when the key is already known.
+   */
+  async publishKeys(ensureKeyId?: string): Promise<void> {
+    if (ensureKeyId && this.knownKeys.has(ensureKeyId)) return;
+    const records = await this.signer.publicKeys();
+    await this.database.db.transaction().execute(async (trx) => {
+      for (const r of records) {
+        const existing = await trx
+          .selectFrom("chamber_keys")
+          .select("not_after")
+          .where("key_id", "=", r.key_id)
+          .executeTakeFirst();
+        if (!existing) {
+          await trx.insertInto("chamber_keys").values(r).execute();
+        } else if (existing.not_after !== r.not_after) {
+          await trx
+            .updateTable("chamber_keys")
+            .set({ not_after: r.not_after })
+            .where("key_id", "=", r.key_id)
+            .execute();
+        }
+        this.knownKeys.add(r.key_id);
+      }
+    });
+  }
+
+  private async storedEvents(trx: Trx, handle: string): Promise<StoredEvent[]> {
+    const rows = await trx
+      .selectFrom("chamber_events")
+      .selectAll()
+      .where("handle", "=", handle)
+      .orderBy("seq")
+      .execute();
+    return rows.map((e) => ({
+      seq: e.seq,
+      kind: e.kind,
+      action_index: e.action_index,
+      at: e.at,
+      request: JSON.parse(e.request_json),
+      response: JSON.parse(e.response_json),
+      private: e.private_json === null ? null : JSON.parse(e.private_json),
+    }));
   }
 
   /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */
@@ -568,6 +622,7 @@ export class ChamberService {
     verdict: Verdict,
     cardId: string,
     now: number,
+    replay: PublicReplay,
   ): Record<string, unknown> {
     const id = JSON.parse(row.identity_json);
     const tally = suite.tally(room);
@@ -607,6 +662,7 @@ export class ChamberService {
         duration_ms: ended - Date.parse(row.created_at),
       },
       preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
+      replay: { head: replay.head, events: replay.events.length },
     };
   }
 

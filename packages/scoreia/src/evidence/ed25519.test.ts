@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { verifyEd25519 } from "./ed25519.ts";
-import { LocalEd25519Signer } from "./signer.ts";
+import { LocalKeyring, statementBytes } from "./signer.ts";
 
 interface Vector {
   tcId: number;
@@ -25,12 +25,13 @@ describe("Ed25519 against Wycheproof", () => {
     expect(ok).toBe(t.result === "valid");
   });
 
-  it("verifies what the local signer signs, and nothing else", async () => {
-    const signer = LocalEd25519Signer.generate();
-    const msg = Buffer.from('{"card":1}');
-    const s = await signer.sign(msg);
-    const raw = Buffer.from(signer.publicKey.export({ format: "jwk" }).x as string, "base64url");
-    expect(verifyEd25519(raw, msg, Buffer.from(s.sig, "base64url"))).toBe(true);
-    expect(verifyEd25519(raw, Buffer.from('{"card":2}'), Buffer.from(s.sig, "base64url"))).toBe(false);
+  it("verifies what the local keyring signs, and nothing else", async () => {
+    const keyring = LocalKeyring.ephemeral();
+    const s = await keyring.signCard("sha256:aa");
+    const [key] = await keyring.publicKeys();
+    const raw = Buffer.from(key?.public_key ?? "", "base64url");
+    const sig = Buffer.from(s.sig, "base64url");
+    expect(verifyEd25519(raw, statementBytes("sha256:aa", s.key_id, s.signed_at), sig)).toBe(true);
+    expect(verifyEd25519(raw, statementBytes("sha256:ab", s.key_id, s.signed_at), sig)).toBe(false);
   });
 });

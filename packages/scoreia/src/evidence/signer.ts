@@ -1,21 +1,52 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Clock, iso, systemClock } from "kernel";
+import { canonicalJson } from "./jcs.ts";
 
 /**
  * The signer is a boundary: private keys live behind this one small interface so that a
- * separate signer process can hold them; the web process needs only public keys.
+ * separate signer process can hold them (`scoreia signer`); the web process needs only public
+ * keys. A signer signs card statements only — never arbitrary bytes — so a compromised web
+ * process cannot make it sign anything else.
  */
-export interface Signature {
+
+export const SIGNATURE_TYPE = "scoreia.card.signature/0.2";
+
+/** A detached signature over a card (docs/evidence-0.2.md §Signature). */
+export interface CardSignature {
+  type: typeof SIGNATURE_TYPE;
   alg: "Ed25519";
   key_id: string;
-  /** base64url, no padding */
+  signed_at: string;
+  /** base64url (no padding) of the 64-byte Ed25519 signature over statementBytes(). */
   sig: string;
 }
 
+/** A public key with its validity window (signing times it covers: not_before ≤ t < not_after). */
+export interface PublicKeyRecord {
+  key_id: string;
+  alg: "Ed25519";
+  /** base64url (no padding) of the raw 32-byte public key */
+  public_key: string;
+  not_before: string;
+  /** null while the key is current */
+  not_after: string | null;
+}
+
+/** The exact bytes an Ed25519 card signature covers: UTF-8 of JCS({type, card, key_id, signed_at}). */
+export function statementBytes(cardHash: string, keyId: string, signedAt: string): Buffer {
+  return Buffer.from(
+    canonicalJson({ type: SIGNATURE_TYPE, card: cardHash, key_id: keyId, signed_at: signedAt }),
+    "utf8",
+  );
+}
+
 export interface Signer {
-  /** Signs the exact bytes given. Throws SignerUnavailableError when the signer cannot be reached. */
-  sign(payload: Uint8Array): Promise<Signature>;
+  /** Signs the card whose canonical hash is `cardHash`. Throws SignerUnavailableError when unreachable. */
+  signCard(cardHash: string): Promise<CardSignature>;
+  /** Every public key this signer has ever used, with windows. */
+  publicKeys(): Promise<PublicKeyRecord[]>;
 }
 
 export class SignerUnavailableError extends Error {
@@ -25,47 +56,135 @@ export class SignerUnavailableError extends Error {
   }
 }
 
-/** An Ed25519 key held in this process (Node's crypto). Key id: `ed25519-` + first 16 hex of the raw public key. */
-export class LocalEd25519Signer implements Signer {
-  readonly keyId: string;
-  readonly publicKey: KeyObject;
+/** Key id: `ed25519-` + the first 16 hex digits of the raw public key. */
+export function keyIdOf(publicKey: KeyObject): string {
+  return `ed25519-${rawPublicKey(publicKey).toString("hex").slice(0, 16)}`;
+}
 
-  constructor(private readonly privateKey: KeyObject) {
-    this.publicKey = createPublicKey(privateKey);
-    const raw = this.publicKey.export({ format: "jwk" }).x as string;
-    this.keyId = `ed25519-${Buffer.from(raw, "base64url").toString("hex").slice(0, 16)}`;
+export function rawPublicKey(publicKey: KeyObject): Buffer {
+  return Buffer.from(publicKey.export({ format: "jwk" }).x as string, "base64url");
+}
+
+interface KeyEntry {
+  record: PublicKeyRecord;
+  privateKey: KeyObject;
+}
+
+/**
+ * Ed25519 keys held in this process (Node's crypto), with rotation. Rotating closes the current
+ * key's window and opens a new key; old windows never change, so older cards keep verifying.
+ * On disk (`dir`): one PKCS#8 PEM per key (mode 0600) and keyring.json with the public records.
+ */
+export class LocalKeyring implements Signer {
+  private entries: KeyEntry[];
+
+  private constructor(
+    entries: KeyEntry[],
+    private readonly clock: Clock,
+    private readonly dir: string | null,
+  ) {
+    this.entries = entries;
   }
 
-  static generate(): LocalEd25519Signer {
-    return new LocalEd25519Signer(generateKeyPairSync("ed25519").privateKey);
+  /** An in-memory keyring with one fresh key (tests, benchmarks). */
+  static ephemeral(clock: Clock = systemClock, notBefore = "2000-01-01T00:00:00.000Z"): LocalKeyring {
+    const k = new LocalKeyring([], clock, null);
+    k.add(generateKeyPairSync("ed25519").privateKey, notBefore);
+    return k;
   }
 
-  /** Loads a PKCS#8 PEM key, creating it (mode 0600) on first use. */
-  static fromFile(path: string): LocalEd25519Signer {
-    if (!existsSync(path)) {
-      mkdirSync(dirname(path), { recursive: true });
-      const { privateKey } = generateKeyPairSync("ed25519");
-      try {
-        // "wx": two processes starting together on a fresh data dir must not both write a key.
-        writeFileSync(path, privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600, flag: "wx" });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      }
+  /** Opens the keyring in `dir`, creating its first key on first use. */
+  static open(dir: string, clock: Clock = systemClock): LocalKeyring {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const index = join(dir, "keyring.json");
+    if (!existsSync(index)) {
+      const k = new LocalKeyring([], clock, dir);
+      k.add(generateKeyPairSync("ed25519").privateKey, iso(clock.now()));
+      k.save();
+      return k;
     }
-    return new LocalEd25519Signer(createPrivateKey(readFileSync(path)));
+    const records = JSON.parse(readFileSync(index, "utf8")) as PublicKeyRecord[];
+    const entries = records.map((record) => ({
+      record,
+      privateKey: createPrivateKey(readFileSync(join(dir, `${record.key_id}.pem`))),
+    }));
+    return new LocalKeyring(entries, clock, dir);
   }
 
-  async sign(payload: Uint8Array): Promise<Signature> {
-    return { alg: "Ed25519", key_id: this.keyId, sig: sign(null, payload, this.privateKey).toString("base64url") };
+  private add(privateKey: KeyObject, notBefore: string): PublicKeyRecord {
+    const publicKey = createPublicKey(privateKey);
+    const record: PublicKeyRecord = {
+      key_id: keyIdOf(publicKey),
+      alg: "Ed25519",
+      public_key: rawPublicKey(publicKey).toString("base64url"),
+      not_before: notBefore,
+      not_after: null,
+    };
+    if (this.dir) {
+      writeFileSync(join(this.dir, `${record.key_id}.pem`), privateKey.export({ format: "pem", type: "pkcs8" }), {
+        mode: 0o600,
+        flag: "wx",
+      });
+    }
+    this.entries.push({ record, privateKey });
+    return record;
+  }
+
+  private save(): void {
+    if (!this.dir) return;
+    const index = join(this.dir, "keyring.json");
+    writeFileSync(
+      `${index}.tmp`,
+      `${JSON.stringify(
+        this.entries.map((e) => e.record),
+        null,
+        2,
+      )}\n`,
+    );
+    renameSync(`${index}.tmp`, index);
+  }
+
+  /** Closes the current key's window now and opens a new key from now on. */
+  rotate(): PublicKeyRecord {
+    const now = iso(this.clock.now());
+    const current = this.current();
+    current.record.not_after = now;
+    const record = this.add(generateKeyPairSync("ed25519").privateKey, now);
+    this.save();
+    return record;
+  }
+
+  private current(): KeyEntry {
+    const e = this.entries.find((x) => x.record.not_after === null);
+    if (!e) throw new SignerUnavailableError("the keyring has no current key");
+    return e;
+  }
+
+  get currentKeyId(): string {
+    return this.current().record.key_id;
+  }
+
+  async signCard(cardHash: string): Promise<CardSignature> {
+    const { record, privateKey } = this.current();
+    const signedAt = iso(this.clock.now());
+    const sig = sign(null, statementBytes(cardHash, record.key_id, signedAt), privateKey).toString("base64url");
+    return { type: SIGNATURE_TYPE, alg: "Ed25519", key_id: record.key_id, signed_at: signedAt, sig };
+  }
+
+  async publicKeys(): Promise<PublicKeyRecord[]> {
+    return this.entries.map((e) => ({ ...e.record }));
   }
 }
 
-/** A signer that can be switched off: used to model an unreachable signer process. */
+/** A signer that can be switched off: models an unreachable signer process in tests. */
 export class SwitchableSigner implements Signer {
   available = true;
   constructor(private readonly inner: Signer) {}
-  async sign(payload: Uint8Array): Promise<Signature> {
+  async signCard(cardHash: string): Promise<CardSignature> {
     if (!this.available) throw new SignerUnavailableError();
-    return this.inner.sign(payload);
+    return this.inner.signCard(cardHash);
+  }
+  publicKeys(): Promise<PublicKeyRecord[]> {
+    return this.inner.publicKeys();
   }
 }

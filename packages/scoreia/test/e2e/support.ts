@@ -4,6 +4,7 @@
  * modules except the reference solvers and the `mcpPort` adapter, which see only what any MCP
  * client sees.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { createPrivateKey, createPublicKey, verify } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -17,6 +18,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import BetterSqlite3 from "better-sqlite3";
 import { expect } from "vitest";
+import { sha256Tagged } from "../../src/evidence/jcs.ts";
+import { statementBytes } from "../../src/evidence/signer.ts";
 import { solveAtelier } from "../../src/suites/atelier/solver.ts";
 import { solveChrono } from "../../src/suites/chrono/solver.ts";
 import { mcpPort } from "../support/chamber.ts";
@@ -336,10 +339,17 @@ export function checkCardAtRest(
   const attempt = body.attempt as { stages_cleared: number; stages_total: number };
   expect(attempt.stages_cleared).toBe(attempt.stages_total);
 
-  const signature = JSON.parse(row.signature_json ?? "null") as { alg: string; key_id: string; sig: string };
+  const signature = JSON.parse(row.signature_json ?? "null") as {
+    alg: string;
+    key_id: string;
+    sig: string;
+    signed_at: string;
+  };
   expect(signature.alg).toBe("Ed25519");
-  const publicKey = createPublicKey(createPrivateKey(readFileSync(join(dataDir, "keys", "ed25519.pem"))));
-  const ok = verify(null, Buffer.from(row.body_json, "utf8"), publicKey, Buffer.from(signature.sig, "base64url"));
+  const pem = readFileSync(join(dataDir, "keys", `${signature.key_id}.pem`));
+  const publicKey = createPublicKey(createPrivateKey(pem));
+  const statement = statementBytes(sha256Tagged(row.body_json), signature.key_id, signature.signed_at);
+  const ok = verify(null, statement, publicKey, Buffer.from(signature.sig, "base64url"));
   expect(ok, "card signature verifies with the data dir's key").toBe(true);
   return body;
 }

@@ -6,7 +6,7 @@ import { openTestDatabase, type TestDb } from "kernel/store/testing.ts";
 import { type Chamber, chamberOn, migrateChamber } from "../../src/app.ts";
 import type { ChamberDB } from "../../src/attempts/schema.ts";
 import type { ChamberConfig } from "../../src/attempts/service.ts";
-import { LocalEd25519Signer, SwitchableSigner } from "../../src/evidence/signer.ts";
+import { LocalKeyring, SwitchableSigner } from "../../src/evidence/signer.ts";
 import type { ActResult, AgentPort, RoomAction } from "../../src/suites/types.ts";
 
 export interface Harness {
@@ -40,7 +40,7 @@ export async function harness(
   const db = await openTestDatabase<ChamberDB>(dialect);
   await migrateChamber(db);
   const clock = new ManualClock("2026-11-30T12:00:00.000Z");
-  const signer = new SwitchableSigner(LocalEd25519Signer.generate());
+  const signer = new SwitchableSigner(LocalKeyring.ephemeral(clock));
   const chamber = chamberOn(db, {
     clock,
     signer,
