@@ -1,0 +1,384 @@
+import { type Database, DomainError } from "kernel";
+import type { CardRow, ChamberDB } from "../attempts/schema.ts";
+import { TOOLSETS, toolsetHash } from "../contract/index.ts";
+import { SUITES } from "../suites/index.ts";
+import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import { buildReplay, type PublicReplay } from "./replay.ts";
+import type { CardSignature, PublicKeyRecord } from "./signer.ts";
+import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
+
+/**
+ * The read side of Evidence: cards, proofs, replays, keys, verification, evidence levels and the
+ * Codex. Needs public data only (no signer), so the public web process can run it alone.
+ */
+
+export type Level = "exploratory" | "provisional" | "confirmed";
+
+/** 1–2 distinct seeds exploratory, 3–4 provisional, 5+ confirmed (protocol 0.2). */
+export function levelFor(distinctSeeds: number): Level | null {
+  if (distinctSeeds <= 0) return null;
+  if (distinctSeeds <= 2) return "exploratory";
+  if (distinctSeeds <= 4) return "provisional";
+  return "confirmed";
+}
+
+export interface StoredCard {
+  card_id: string;
+  card_version: string;
+  evidence_status: string;
+  card: Record<string, unknown>;
+  signature: CardSignature | null;
+  created_at: string;
+}
+
+export interface CardFilters {
+  suite?: string;
+  verdict?: string;
+  model?: string;
+  product?: string;
+  host?: string;
+  assurance?: string;
+  channel?: string;
+  participation_class?: string;
+  evidence_status?: string;
+  card_version?: string;
+}
+
+export const FILTER_NAMES: Array<keyof CardFilters> = [
+  "suite",
+  "verdict",
+  "model",
+  "product",
+  "host",
+  "assurance",
+  "channel",
+  "participation_class",
+  "evidence_status",
+  "card_version",
+];
+
+/** The comparison key evidence levels are counted on (protocol 0.2 "equivalent … parameters"). */
+export interface ComparisonKey {
+  declared_model: string;
+  product: string;
+  declared_host: string;
+  assurance: string;
+  suite_id: string;
+  suite_generation: string;
+  channel: string;
+  parameters: { toolset_id: string };
+}
+
+export const CHANNELS = ["mcp_session", "provider_api", "local_model"] as const;
+
+function toStored(r: CardRow): StoredCard {
+  return {
+    card_id: r.card_id,
+    card_version: r.card_version,
+    evidence_status: r.evidence_status,
+    card: JSON.parse(r.body_json),
+    signature: r.signature_json ? JSON.parse(r.signature_json) : null,
+    created_at: r.created_at,
+  };
+}
+
+function comparisonKey(card: Record<string, unknown>): ComparisonKey {
+  const id = (card.identity ?? {}) as Record<string, string>;
+  const suite = (card.suite ?? {}) as Record<string, string>;
+  const toolset = (card.toolset ?? {}) as Record<string, string>;
+  return {
+    declared_model: id.declared_model ?? "unknown",
+    product: id.product ?? "unknown",
+    declared_host: id.declared_host ?? "unknown",
+    assurance: id.assurance ?? "unknown",
+    suite_id: suite.id ?? "unknown",
+    suite_generation: suite.generation ?? "unknown",
+    channel: String(card.channel ?? "unknown"),
+    parameters: { toolset_id: toolset.id ?? "unknown" },
+  };
+}
+
+export class CardRegistry {
+  constructor(private readonly database: Database<ChamberDB>) {}
+
+  /** Toolset id → hash, for every contract this build knows (policy step of verification). */
+  static knownToolsets(): Record<string, string> {
+    return Object.fromEntries(Object.values(TOOLSETS).map((t) => [t.toolset_id, toolsetHash(t)]));
+  }
+
+  async get(cardId: string): Promise<StoredCard | null> {
+    const r = await this.database.db
+      .selectFrom("chamber_cards")
+      .selectAll()
+      .where("card_id", "=", cardId)
+      .executeTakeFirst();
+    return r ? toStored(r) : null;
+  }
+
+  async keys(): Promise<PublicKeyRecord[]> {
+    const rows = await this.database.db.selectFrom("chamber_keys").selectAll().orderBy("not_before").execute();
+    return rows.map((r) => ({
+      key_id: r.key_id,
+      alg: "Ed25519",
+      public_key: r.public_key,
+      not_before: r.not_before,
+      not_after: r.not_after,
+    }));
+  }
+
+  /** The redacted public replay of a native card. */
+  async replay(cardId: string): Promise<PublicReplay | null> {
+    const card = await this.database.db
+      .selectFrom("chamber_cards")
+      .innerJoin("chamber_attempts", "chamber_attempts.handle", "chamber_cards.handle")
+      .select(["chamber_attempts.handle", "chamber_attempts.replay_salt", "chamber_cards.card_version"])
+      .where("chamber_cards.card_id", "=", cardId)
+      .executeTakeFirst();
+    if (!card || card.card_version !== "0.2") return null;
+    const events = await this.database.db
+      .selectFrom("chamber_events")
+      .selectAll()
+      .where("handle", "=", card.handle)
+      .orderBy("seq")
+      .execute();
+    // Only events up to and including the seal belong to the card's chain.
+    const sealAt = events.findIndex((e) => e.kind === "seal");
+    const chained = sealAt >= 0 ? events.slice(0, sealAt + 1) : events;
+    return buildReplay(
+      cardId,
+      Buffer.from(card.replay_salt, "hex"),
+      chained.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        action_index: e.action_index,
+        at: e.at,
+        request: JSON.parse(e.request_json),
+        response: JSON.parse(e.response_json),
+        private: e.private_json === null ? null : JSON.parse(e.private_json),
+      })),
+    );
+  }
+
+  /** The native proof bundle: card, its signature and key, the suite manifest, the replay. */
+  async proof(cardId: string): Promise<ProofBundle | null> {
+    const stored = await this.get(cardId);
+    if (!stored || stored.card_version !== "0.2" || !stored.signature) return null;
+    const key = (await this.keys()).find((k) => k.key_id === stored.signature?.key_id);
+    const suiteRef = stored.card.suite as { id: string; generation: string };
+    const suite = SUITES[suiteRef.id];
+    const replay = await this.replay(cardId);
+    if (!key || !suite || suite.generation !== suiteRef.generation || !replay) {
+      throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
+    }
+    return {
+      proof_version: PROOF_VERSION,
+      card: stored.card,
+      card_hash: sha256Tagged(canonicalJson(stored.card)),
+      signature: stored.signature,
+      key,
+      manifest: suite.manifest as unknown as Record<string, unknown>,
+      replay,
+    };
+  }
+
+  /** Server-side verification of one card, by the same steps an offline verifier runs. */
+  async verify(cardId: string): Promise<VerificationResult | null> {
+    const stored = await this.get(cardId);
+    if (!stored) return null;
+    if (stored.card_version !== "0.2") return verifyHistorical(stored.card);
+    if (!stored.signature) {
+      return {
+        verdict: "pending_signature",
+        card_id: cardId,
+        message: `pending signature: ${cardId} is written and waits for its signature`,
+        steps: [],
+      };
+    }
+    const proof = await this.proof(cardId);
+    return verifyProof(proof, await this.keys(), CardRegistry.knownToolsets());
+  }
+
+  /** Newest first, keyset pagination on (created_at, card_id). */
+  async list(
+    filters: CardFilters,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ cards: StoredCard[]; next_cursor: string | null }> {
+    let q = this.database.db.selectFrom("chamber_cards").selectAll();
+    if (filters.evidence_status) q = q.where("evidence_status", "=", filters.evidence_status);
+    if (filters.card_version) q = q.where("card_version", "=", filters.card_version);
+    if (page.cursor) {
+      const [at, id] = Buffer.from(page.cursor, "base64url").toString("utf8").split("|");
+      if (!at || !id) throw new DomainError("bad_cursor", "cursor is not one this server issued");
+      q = q.where((eb) =>
+        eb.or([eb("created_at", "<", at), eb.and([eb("created_at", "=", at), eb("card_id", "<", id)])]),
+      );
+    }
+    // Filters on card fields run on the parsed body: the JSON shape is the same on both engines.
+    const wanted = (c: StoredCard): boolean => {
+      const k = comparisonKey(c.card);
+      const checks: Array<[string | undefined, string]> = [
+        [filters.suite, k.suite_id],
+        [filters.verdict, String(c.card.verdict ?? "")],
+        [filters.model, k.declared_model],
+        [filters.product, k.product],
+        [filters.host, k.declared_host],
+        [filters.assurance, k.assurance],
+        [filters.channel, k.channel],
+        [filters.participation_class, String(c.card.participation_class ?? "")],
+      ];
+      return checks.every(([want, have]) => want === undefined || want === have);
+    };
+    const out: StoredCard[] = [];
+    let last: StoredCard | null = null;
+    const batch = Math.max(page.limit * 4, 200);
+    const ordered = q.orderBy("created_at", "desc").orderBy("card_id", "desc");
+    let offset = 0;
+    for (;;) {
+      const rows = await ordered.limit(batch).offset(offset).execute();
+      for (const r of rows) {
+        const c = toStored(r);
+        last = c;
+        if (wanted(c)) {
+          out.push(c);
+          if (out.length === page.limit) break;
+        }
+      }
+      if (out.length === page.limit || rows.length < batch) break;
+      offset += batch;
+    }
+    const more = out.length === page.limit && last !== null;
+    const tail = out[out.length - 1];
+    return {
+      cards: out,
+      next_cursor: more && tail ? Buffer.from(`${tail.created_at}|${tail.card_id}`).toString("base64url") : null,
+    };
+  }
+
+  /** Evidence levels per comparison key; a repeated seed never raises a level. Native cards only. */
+  async levels(): Promise<Array<ComparisonKey & { cards: number; distinct_seeds: number; level: Level | null }>> {
+    const rows = await this.database.db
+      .selectFrom("chamber_cards")
+      .select(["body_json", "card_version"])
+      .where("card_version", "=", "0.2")
+      .execute();
+    const groups = new Map<string, { key: ComparisonKey; cards: number; seeds: Set<string> }>();
+    for (const r of rows) {
+      const card = JSON.parse(r.body_json) as Record<string, unknown>;
+      const key = comparisonKey(card);
+      const id = canonicalJson(key);
+      const g = groups.get(id) ?? { key, cards: 0, seeds: new Set<string>() };
+      g.cards++;
+      g.seeds.add(String(card.seed));
+      groups.set(id, g);
+    }
+    return [...groups.values()]
+      .map((g) => ({ ...g.key, cards: g.cards, distinct_seeds: g.seeds.size, level: levelFor(g.seeds.size) }))
+      .sort((a, b) => canonicalJson(a).localeCompare(canonicalJson(b)));
+  }
+
+  /**
+   * The Codex: coverage, not a grade. Rows are subjects (declared model × product × host ×
+   * assurance), columns suites × channels; a cell without cards says "not measured". Rows are in
+   * name order: there is no rank.
+   */
+  async codex(): Promise<Codex> {
+    const levels = await this.levels();
+    const suites = Object.values(SUITES).map((s) => ({ id: s.id, generation: s.generation }));
+    const subjects = new Map<string, CodexRow>();
+    for (const l of levels) {
+      const subject = {
+        declared_model: l.declared_model,
+        product: l.product,
+        declared_host: l.declared_host,
+        assurance: l.assurance,
+      };
+      const sid = canonicalJson(subject);
+      const row = subjects.get(sid) ?? { subject, cells: {} };
+      const cellId = `${l.suite_id}|${l.channel}`;
+      const cell = row.cells[cellId];
+      // Several toolsets or generations may fall in one cell; the cell shows each key's level.
+      row.cells[cellId] = {
+        cards: (cell?.cards ?? 0) + l.cards,
+        keys: [
+          ...(cell?.keys ?? []),
+          {
+            parameters: l.parameters,
+            suite_generation: l.suite_generation,
+            distinct_seeds: l.distinct_seeds,
+            level: l.level,
+          },
+        ],
+      };
+      subjects.set(sid, row);
+    }
+    const rows = [...subjects.values()].sort((a, b) =>
+      canonicalJson(a.subject).localeCompare(canonicalJson(b.subject)),
+    );
+    return { suites, channels: [...CHANNELS], rows, empty_cell: "not measured" };
+  }
+
+  /**
+   * Imports historical 0.1 cards (and Labyrinth oly-16 cards). They are stored as given and are
+   * never signed: verification reports them as unsigned historical.
+   */
+  async importHistorical(cards: unknown[], importedAt: string): Promise<{ imported: number; skipped: number }> {
+    let imported = 0;
+    let skipped = 0;
+    await this.database.db.transaction().execute(async (trx) => {
+      for (const c of cards) {
+        const check = verifyHistorical(c);
+        if (check.verdict !== "unsigned_historical") {
+          throw new DomainError("historical_card_invalid", `${check.card_id ?? "a card"}: ${check.message}`);
+        }
+        const card = c as Record<string, unknown>;
+        const exists = await trx
+          .selectFrom("chamber_cards")
+          .select("card_id")
+          .where("card_id", "=", card.card_id as string)
+          .executeTakeFirst();
+        if (exists) {
+          skipped++;
+          continue;
+        }
+        await trx
+          .insertInto("chamber_cards")
+          .values({
+            card_id: card.card_id as string,
+            handle: null,
+            card_version: String(card.card_version ?? "0.1"),
+            body_json: canonicalJson(card),
+            signature_json: null,
+            evidence_status: "unsigned_historical",
+            created_at: typeof card.issued_at === "string" ? card.issued_at : importedAt,
+            signed_at: null,
+          })
+          .execute();
+        imported++;
+      }
+    });
+    return { imported, skipped };
+  }
+}
+
+export interface CodexRow {
+  subject: { declared_model: string; product: string; declared_host: string; assurance: string };
+  cells: Record<
+    string,
+    {
+      cards: number;
+      keys: Array<{
+        parameters: { toolset_id: string };
+        suite_generation: string;
+        distinct_seeds: number;
+        level: Level | null;
+      }>;
+    }
+  >;
+}
+
+export interface Codex {
+  suites: Array<{ id: string; generation: string }>;
+  channels: string[];
+  rows: CodexRow[];
+  empty_cell: "not measured";
+}
