@@ -10,7 +10,7 @@ export interface Limits {
 }
 
 export interface LimitViolation {
-  limit: "max_request_bytes" | "max_json_depth" | "max_array_items";
+  limit: "max_request_bytes" | "max_json_depth" | "max_array_items" | "unicode";
   message: string;
 }
 
@@ -27,6 +27,10 @@ export function checkLimits(value: unknown, limits: Limits, bytes?: number): Lim
 }
 
 function walk(v: unknown, depth: number, path: string, limits: Limits): LimitViolation | null {
+  // A lone surrogate is not Unicode: it cannot be stored, signed or hashed faithfully.
+  if (typeof v === "string") {
+    return v.isWellFormed() ? null : { limit: "unicode", message: `${path} has a lone surrogate (not valid Unicode)` };
+  }
   if (v === null || typeof v !== "object") return null;
   if (depth > limits.maxJsonDepth) {
     return { limit: "max_json_depth", message: `${path} nests deeper than max_json_depth ${limits.maxJsonDepth}` };
@@ -45,6 +49,7 @@ function walk(v: unknown, depth: number, path: string, limits: Limits): LimitVio
     return null;
   }
   for (const [k, child] of Object.entries(v)) {
+    if (!k.isWellFormed()) return { limit: "unicode", message: `${path} has a key with a lone surrogate` };
     const r = walk(child, depth + 1, `${path}.${k}`, limits);
     if (r) return r;
   }

@@ -103,3 +103,15 @@ describe("checkLimits: ordinary values", () => {
     for (const v of [null, undefined, 0, "text", true]) expect(checkLimits(v, LIMITS)).toBeNull();
   });
 });
+
+describe("checkLimits: unicode", () => {
+  it("refuses a lone surrogate in a value or a key, naming the path", () => {
+    const limits = { maxRequestBytes: 65_536, maxJsonDepth: 8, maxArrayItems: 16 };
+    expect(checkLimits({ a: ["ok", "x\uD800"] }, limits)).toMatchObject({
+      limit: "unicode",
+      message: expect.stringContaining("$.a[1]"),
+    });
+    expect(checkLimits({ "\uDC00": 1 }, limits)?.limit).toBe("unicode");
+    expect(checkLimits({ a: "\u{1F600} well-formed pair" }, limits)).toBeNull();
+  });
+});

@@ -145,6 +145,48 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     );
   });
 
+  it("refuses a null replay event, extra replay members and a replay that does not end with seal", async () => {
+    const id = await sealedCard({}, 1);
+    const proof = (await reg.proof(id)) as ProofBundle;
+    const keys = await reg.keys();
+    const withNull = { ...proof, replay: { ...proof.replay, events: [...proof.replay.events.slice(0, -1), null] } };
+    expect(verifyProof(withNull, keys, known).code).toBe("replay_malformed");
+    const extra = { ...proof, replay: { ...proof.replay, note: "unsigned" } };
+    expect(verifyProof(extra, keys, known).code).toBe("replay_malformed");
+    const truncated = proof.replay.events.slice(0, -1);
+    const cut = {
+      ...proof,
+      replay: { ...proof.replay, events: truncated, head: truncated[truncated.length - 1]?.hash },
+    };
+    expect(verifyProof(cut, keys, known).verdict).toBe("invalid");
+  });
+
+  it("a bundle fetched before a rotation still verifies after it", async () => {
+    const { LocalKeyring, SwitchableSigner } = await import("../src/evidence/signer.ts");
+    const { chamberOn } = await import("../src/app.ts");
+    const { connect } = await import("./support/chamber.ts");
+    const keyring = LocalKeyring.ephemeral(h.clock);
+    const ch = chamberOn(h.db, { clock: h.clock, signer: new SwitchableSigner(keyring) });
+    const c = await connect(ch, "prefetch");
+    const e = (await c.callTool({ name: "enter_open_challenge", arguments: IDENTITY })).structuredContent as Record<
+      string,
+      unknown
+    >;
+    const s = (await c.callTool({ name: "seal_attempt", arguments: { challenge_handle: e.attempt_handle } }))
+      .structuredContent as Record<string, unknown>;
+    const early = (await reg.proof(s.card_id as string)) as ProofBundle;
+    expect(early.key.not_after).toBeNull();
+    h.clock.advance(5000);
+    keyring.rotate();
+    await ch.service.publishKeys();
+    const keys = await reg.keys();
+    expect(keys.find((k) => k.key_id === early.key.key_id)?.not_after).not.toBeNull();
+    expect(verifyProof(early, keys, known).verdict).toBe("valid");
+    const forged = { ...early, key: { ...early.key, not_after: "2099-01-01T00:00:00.000Z" } };
+    expect(verifyProof(forged, keys, known).code).toBe("key_mismatch");
+    await c.close();
+  });
+
   it("a card signed later (signer was down) verifies and its content never changed", async () => {
     const e = await h.sc("enter_open_challenge", IDENTITY);
     h.signer.available = false;
@@ -198,6 +240,14 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     await sealedCard({ ...subject, seed: "d" }, 0);
     await sealedCard({ ...subject, seed: "e" }, 0);
     expect(await levelOf()).toMatchObject({ distinct_seeds: 5, level: "confirmed" });
+    // a card still waiting for its signature is not evidence yet
+    h.signer.available = false;
+    const pending = await h.sc("enter_open_challenge", { ...subject, seed: "f" });
+    expect((await h.sc("seal_attempt", { challenge_handle: pending.attempt_handle })).code).toBe(
+      "signature_unavailable",
+    );
+    expect(await levelOf()).toMatchObject({ distinct_seeds: 5 });
+    h.signer.available = true;
     // another host is another comparison key
     await sealedCard({ ...subject, host: "zed", seed: "z" }, 0);
     const zed = (await reg.levels()).find((l) => l.declared_model === subject.model_claim && l.declared_host === "zed");

@@ -159,6 +159,8 @@ describe.each(DIALECTS)("Chamber lifecycle on %s", (dialect) => {
       ["unknown suite", { suite: "chambre-x" }, "suite_unknown"],
       ["removed export field", { export: true }, "value_format_invalid"],
       ["unknown preflight field", { preflight: { gdpr: true } }, "value_format_invalid"],
+      ["a lone surrogate in the seed", { seed: "ab\uD800" }, "value_format_invalid"],
+      ["a lone surrogate in host", { host: "\uDC00cursor" }, "value_format_invalid"],
     ];
     it.each(bad)("refuses %s and changes nothing", async (_name, patch, code) => {
       const before = await counts();

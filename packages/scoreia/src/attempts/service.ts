@@ -744,7 +744,10 @@ function nextTools(state: AttemptState): string[] {
 }
 
 function pickClient(c: NonNullable<CallContext["clientInfo"]>): Record<string, string> {
-  const out: Record<string, string> = { name: String(c.name).slice(0, 120), version: String(c.version).slice(0, 120) };
-  if (typeof c.title === "string") out.title = c.title.slice(0, 120);
+  // clientInfo is whatever the client sent: cut to 120 code points and make it valid Unicode,
+  // since it ends up in a signed card.
+  const clean = (v: unknown) => Array.from(String(v).toWellFormed()).slice(0, 120).join("");
+  const out: Record<string, string> = { name: clean(c.name), version: clean(c.version) };
+  if (typeof c.title === "string") out.title = clean(c.title);
   return out;
 }

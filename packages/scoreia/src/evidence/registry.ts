@@ -98,6 +98,11 @@ function comparisonKey(card: Record<string, unknown>): ComparisonKey {
   };
 }
 
+/** Locale-independent order (UTF-16 code units), so every machine lists the same way. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export class CardRegistry {
   constructor(private readonly database: Database<ChamberDB>) {}
 
@@ -256,10 +261,12 @@ export class CardRegistry {
 
   /** Evidence levels per comparison key; a repeated seed never raises a level. Native cards only. */
   async levels(): Promise<Array<ComparisonKey & { cards: number; distinct_seeds: number; level: Level | null }>> {
+    // Evidence is what verifies: signed native cards only.
     const rows = await this.database.db
       .selectFrom("chamber_cards")
-      .select(["body_json", "card_version"])
+      .select(["body_json"])
       .where("card_version", "=", "0.2")
+      .where("evidence_status", "=", "signed")
       .execute();
     const groups = new Map<string, { key: ComparisonKey; cards: number; seeds: Set<string> }>();
     for (const r of rows) {
@@ -273,7 +280,7 @@ export class CardRegistry {
     }
     return [...groups.values()]
       .map((g) => ({ ...g.key, cards: g.cards, distinct_seeds: g.seeds.size, level: levelFor(g.seeds.size) }))
-      .sort((a, b) => canonicalJson(a).localeCompare(canonicalJson(b)));
+      .sort((a, b) => byCodeUnits(canonicalJson(a), canonicalJson(b)));
   }
 
   /**
@@ -311,9 +318,7 @@ export class CardRegistry {
       };
       subjects.set(sid, row);
     }
-    const rows = [...subjects.values()].sort((a, b) =>
-      canonicalJson(a.subject).localeCompare(canonicalJson(b.subject)),
-    );
+    const rows = [...subjects.values()].sort((a, b) => byCodeUnits(canonicalJson(a.subject), canonicalJson(b.subject)));
     return { suites, channels: [...CHANNELS], rows, empty_cell: "not measured" };
   }
 
@@ -345,7 +350,7 @@ export class CardRegistry {
           .values({
             card_id: card.card_id as string,
             handle: null,
-            card_version: String(card.card_version ?? "0.1"),
+            card_version: "0.1",
             body_json: canonicalJson(card),
             signature_json: null,
             evidence_status: "unsigned_historical",

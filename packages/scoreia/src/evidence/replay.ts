@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
 
 /**
@@ -51,19 +51,28 @@ const PRIVATE_RESPONSE_FIELDS = new Set(["attempt_handle"]);
 /** Event kinds whose whole request is private (operator notes). */
 const PRIVATE_REQUEST_KINDS = new Set(["quarantine"]);
 
-/** `sha256:` hex of SHA-256(salt ‖ JCS(value)). */
+/**
+ * The salt of one redacted value: HMAC-SHA256(key = the attempt's 32-byte salt, message =
+ * UTF-8 of "<seq>:<location>"). Each value has its own salt, so revealing one value (with its
+ * salt) to prove it exposes nothing about the others, even low-entropy ones.
+ */
+export function valueSalt(attemptSalt: Uint8Array, seq: number, location: string): Buffer {
+  return createHmac("sha256", attemptSalt).update(`${seq}:${location}`, "utf8").digest();
+}
+
+/** `sha256:` hex of SHA-256(valueSalt ‖ UTF-8(JCS(value))). */
 export function saltedDigest(salt: Uint8Array, value: unknown): string {
   return `sha256:${createHash("sha256").update(salt).update(canonicalJson(value), "utf8").digest("hex")}`;
 }
 
-function mark(salt: Uint8Array, value: unknown): RedactedMarker {
-  return { redacted: saltedDigest(salt, value) };
+function mark(attemptSalt: Uint8Array, seq: number, location: string, value: unknown): RedactedMarker {
+  return { redacted: saltedDigest(valueSalt(attemptSalt, seq, location), value) };
 }
 
-function redactFields(salt: Uint8Array, v: unknown, fields: Set<string>): unknown {
+function redactFields(salt: Uint8Array, seq: number, part: string, v: unknown, fields: Set<string>): unknown {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = fields.has(k) ? mark(salt, x) : x;
+  for (const [k, x] of Object.entries(v)) out[k] = fields.has(k) ? mark(salt, seq, `${part}.${k}`, x) : x;
   return out;
 }
 
@@ -75,10 +84,10 @@ export function redact(salt: Uint8Array, e: StoredEvent): Omit<PublicEvent, "pre
     action_index: e.action_index,
     at: e.at,
     request: PRIVATE_REQUEST_KINDS.has(e.kind)
-      ? mark(salt, e.request)
-      : redactFields(salt, e.request, PRIVATE_REQUEST_FIELDS),
-    response: redactFields(salt, e.response, PRIVATE_RESPONSE_FIELDS),
-    private: e.private === null || e.private === undefined ? null : mark(salt, e.private),
+      ? mark(salt, e.seq, "request", e.request)
+      : redactFields(salt, e.seq, "request", e.request, PRIVATE_REQUEST_FIELDS),
+    response: redactFields(salt, e.seq, "response", e.response, PRIVATE_RESPONSE_FIELDS),
+    private: e.private === null || e.private === undefined ? null : mark(salt, e.seq, "private", e.private),
   };
 }
 
@@ -100,6 +109,17 @@ export function buildReplay(cardId: string, salt: Uint8Array, events: StoredEven
   return { replay_version: "scoreia-replay/0.2", card_id: cardId, events: out, head: prev };
 }
 
+const REPLAY_KEYS = ["card_id", "events", "head", "replay_version"];
+const EVENT_KEYS = ["action_index", "at", "hash", "kind", "prev", "private", "request", "response", "seq"];
+export const EVENT_KINDS = new Set(["enter", "action", "call_for_help", "quarantine", "seal"]);
+/** ISO-8601 UTC with milliseconds, exactly as Date.prototype.toISOString writes it. */
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function sameKeys(v: Record<string, unknown>, keys: string[]): boolean {
+  const have = Object.keys(v).sort();
+  return have.length === keys.length && have.every((k, i) => k === keys[i]);
+}
+
 export type ReplayProblem = {
   code: "replay_chain_broken" | "replay_head_mismatch" | "replay_malformed";
   message: string;
@@ -112,10 +132,25 @@ export function verifyReplay(replay: unknown, expectedHead: string): ReplayProbl
   if (r.replay_version !== "scoreia-replay/0.2" || !Array.isArray(r.events) || typeof r.head !== "string") {
     return { code: "replay_malformed", message: "replay lacks replay_version scoreia-replay/0.2, events or head" };
   }
+  if (!sameKeys(r as Record<string, unknown>, REPLAY_KEYS)) {
+    return { code: "replay_malformed", message: `a replay has exactly the fields ${REPLAY_KEYS.join(", ")}` };
+  }
   let prev = GENESIS;
   for (let i = 0; i < r.events.length; i++) {
-    const { hash, ...event } = r.events[i] as PublicEvent & { hash: string };
+    const raw = r.events[i];
+    if (
+      !raw ||
+      typeof raw !== "object" ||
+      Array.isArray(raw) ||
+      !sameKeys(raw as unknown as Record<string, unknown>, EVENT_KEYS)
+    ) {
+      return { code: "replay_malformed", message: `event ${i} must have exactly ${EVENT_KEYS.join(", ")}` };
+    }
+    const { hash, ...event } = raw as PublicEvent & { hash: string };
     if (event.seq !== i) return { code: "replay_chain_broken", message: `event ${i} has seq ${String(event.seq)}` };
+    if (!EVENT_KINDS.has(event.kind) || !ISO_MS.test(String(event.at))) {
+      return { code: "replay_malformed", message: `event ${i} has an unknown kind or a malformed time` };
+    }
     if (event.prev !== prev)
       return { code: "replay_chain_broken", message: `event ${i} does not link to the event before it` };
     let h: string;
@@ -126,6 +161,10 @@ export function verifyReplay(replay: unknown, expectedHead: string): ReplayProbl
     }
     if (h !== hash) return { code: "replay_chain_broken", message: `event ${i} hash does not match its content` };
     prev = h;
+  }
+  const last = r.events[r.events.length - 1] as PublicEvent | undefined;
+  if (r.events[0]?.kind !== "enter" || last?.kind !== "seal") {
+    return { code: "replay_malformed", message: "a card's replay starts with enter and ends with seal" };
   }
   if (prev !== r.head) return { code: "replay_chain_broken", message: "head is not the hash of the last event" };
   if (r.head !== expectedHead)

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Clock, iso, systemClock } from "kernel";
+import { type Clock, iso, systemClock } from "kernel/clock.ts";
 import { canonicalJson } from "./jcs.ts";
 
 /**

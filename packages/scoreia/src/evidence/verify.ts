@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { verifyEd25519 } from "./ed25519.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
-import { type PublicReplay, verifyReplay } from "./replay.ts";
+import { ISO_MS, type PublicReplay, verifyReplay } from "./replay.ts";
 import { type CardSignature, type PublicKeyRecord, SIGNATURE_TYPE, statementBytes } from "./signer.ts";
 
 /**
@@ -40,6 +40,8 @@ export interface VerificationResult {
 }
 
 const CARD_ID = /^(sia|oly)-[0-9a-f]{32}$/;
+/** How far a signer's clock may trail the issuing server's (docs/evidence-0.2.md §Signature). */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 const CHANNELS = new Set(["provider_api", "local_model", "mcp_session"]);
 /** Current assurance values and the historical ones that stay readable (protocol 0.2). */
 export const ASSURANCES = new Set([
@@ -137,12 +139,21 @@ export function verifyProof(
         "unknown_key",
       );
     }
-    if (!isDeepStrictEqual(key, trusted)) {
+    // A bundle fetched before a rotation carries not_after: null for a key closed since; the
+    // window check below always uses the trusted record.
+    if (!isDeepStrictEqual(key, trusted) && !isDeepStrictEqual(key, { ...trusted, not_after: null })) {
       throw new StepFailure("key", "key_mismatch", "the bundle's key record differs from the trusted record");
     }
     const publicKey = strictBase64url(trusted.public_key, 32);
-    if (!publicKey || trusted.alg !== "Ed25519")
+    if (!publicKey || trusted.alg !== "Ed25519") {
       throw new StepFailure("key", "key_malformed", "trusted key is not a raw Ed25519 key");
+    }
+    if (trusted.key_id !== `ed25519-${publicKey.toString("hex").slice(0, 16)}`) {
+      throw new StepFailure("key", "key_malformed", "key_id is not derived from the public key");
+    }
+    if (!ISO_MS.test(trusted.not_before) || (trusted.not_after !== null && !ISO_MS.test(trusted.not_after))) {
+      throw new StepFailure("key", "key_malformed", "the key's window bounds are not ISO-8601 UTC timestamps");
+    }
     pass("key", trusted.key_id);
 
     // signature
@@ -165,11 +176,11 @@ export function verifyProof(
     pass("signature");
 
     // key window
-    const signedAt = Date.parse(signature.signed_at);
-    const issuedAt = Date.parse(String(card.issued_at));
-    if (!Number.isFinite(signedAt) || new Date(signedAt).toISOString() !== signature.signed_at) {
-      throw new StepFailure("key_window", "signed_at_malformed", "signed_at is not an ISO-8601 UTC timestamp");
+    if (!ISO_MS.test(signature.signed_at) || typeof card.issued_at !== "string" || !ISO_MS.test(card.issued_at)) {
+      throw new StepFailure("key_window", "time_malformed", "signed_at and issued_at must be ISO-8601 UTC timestamps");
     }
+    const signedAt = Date.parse(signature.signed_at);
+    const issuedAt = Date.parse(card.issued_at);
     if (
       signedAt < Date.parse(trusted.not_before) ||
       (trusted.not_after !== null && signedAt >= Date.parse(trusted.not_after))
@@ -180,8 +191,10 @@ export function verifyProof(
         `signed at ${signature.signed_at}, outside the key's validity window`,
       );
     }
-    if (!(signedAt >= issuedAt))
+    // A separate signer process stamps signed_at with its own clock: tolerate a little skew.
+    if (signedAt < issuedAt - CLOCK_SKEW_MS) {
       throw new StepFailure("key_window", "signed_before_issue", "signed before the card was issued");
+    }
     pass("key_window");
 
     // replay chain
@@ -205,7 +218,8 @@ export function verifyProof(
     if (
       manifestHash !== suite.manifest_hash ||
       manifest.suite_id !== suite.id ||
-      manifest.generation !== suite.generation
+      manifest.generation !== suite.generation ||
+      manifest.engine !== suite.engine
     ) {
       throw new StepFailure(
         "manifest",
@@ -239,9 +253,13 @@ function policy(card: Record<string, unknown>, knownToolsets: Record<string, str
   if (card.card_version !== "0.2") fail("card_version", "native cards are card_version 0.2");
   if (typeof card.card_id !== "string" || !CARD_ID.test(card.card_id))
     fail("card_id", "card_id must be sia- or oly- + 32 hex");
-  if (!CHANNELS.has(String(card.channel))) fail("channel", "channel must be provider_api, local_model or mcp_session");
+  if (typeof card.channel !== "string" || !CHANNELS.has(card.channel)) {
+    fail("channel", "channel must be provider_api, local_model or mcp_session");
+  }
   const identity = isObject(card.identity) ? card.identity : {};
-  if (!ASSURANCES.has(String(identity.assurance))) fail("assurance", "assurance is not a ScoreIA assurance level");
+  if (typeof identity.assurance !== "string" || !ASSURANCES.has(identity.assurance)) {
+    fail("assurance", "assurance is not a ScoreIA assurance level");
+  }
   const toolset = isObject(card.toolset) ? card.toolset : {};
   const known = knownToolsets[String(toolset.id)];
   if (known !== undefined && known !== toolset.hash)
@@ -254,6 +272,15 @@ export function verifyHistorical(card: unknown): VerificationResult {
     return { verdict: "invalid", card_id: null, code: "card_malformed", message: "invalid: not a card", steps: [] };
   }
   const steps: StepResult[] = [];
+  if (card.card_version !== undefined && card.card_version !== "0.1") {
+    return {
+      verdict: "invalid",
+      card_id: card.card_id,
+      code: "card_version",
+      message: "invalid: historical cards are card_version 0.1",
+      steps,
+    };
+  }
   if (!/^(sia-[0-9a-f]{16}|oly-[0-9a-f]{16})$/.test(card.card_id)) {
     return {
       verdict: "invalid",
