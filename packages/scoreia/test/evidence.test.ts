@@ -187,6 +187,25 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     await c.close();
   });
 
+  it("never stores a signature from a signer whose clock is far behind: the card stays pending", async () => {
+    const { LocalKeyring } = await import("../src/evidence/signer.ts");
+    const { ManualClock } = await import("kernel");
+    const { chamberOn } = await import("../src/app.ts");
+    const { connect } = await import("./support/chamber.ts");
+    const lagging = new ManualClock(h.clock.now() - 3_600_000);
+    const ch = chamberOn(h.db, { clock: h.clock, signer: LocalKeyring.ephemeral(lagging) });
+    const c = await connect(ch, "lagging");
+    const e = (await c.callTool({ name: "enter_open_challenge", arguments: IDENTITY })).structuredContent as Record<
+      string,
+      unknown
+    >;
+    const s = (await c.callTool({ name: "seal_attempt", arguments: { challenge_handle: e.attempt_handle } }))
+      .structuredContent as Record<string, unknown>;
+    expect(s).toMatchObject({ code: "signature_unavailable", attempt_state: "pending_signature" });
+    expect((await reg.verify(s.card_id as string))?.verdict).toBe("pending_signature");
+    await c.close();
+  });
+
   it("a card signed later (signer was down) verifies and its content never changed", async () => {
     const e = await h.sc("enter_open_challenge", IDENTITY);
     h.signer.available = false;
@@ -300,5 +319,22 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     expect((await reg.verify(fresh))?.verdict).toBe("valid");
     expect((await reg.get(fresh))?.signature?.key_id).not.toBe(oldKey);
     await c.close();
+  });
+});
+
+describe("timestamps in proofs", () => {
+  it("accept only real instants written as toISOString writes them", async () => {
+    const { isIsoMs } = await import("../src/evidence/replay.ts");
+    expect(isIsoMs("2026-11-30T12:00:00.000Z")).toBe(true);
+    for (const bad of [
+      "2026-02-31T00:00:00.000Z",
+      "2026-13-01T00:00:00.000Z",
+      "2026-11-30T25:00:00.000Z",
+      "2026-11-30T12:00:00Z",
+      ["2026-11-30T12:00:00.000Z"],
+      0,
+    ]) {
+      expect(isIsoMs(bad)).toBe(false);
+    }
   });
 });

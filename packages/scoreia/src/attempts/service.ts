@@ -4,6 +4,7 @@ import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } fro
 import { sha256Tagged } from "../evidence/jcs.ts";
 import { buildReplay, type PublicReplay, type StoredEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
+import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
@@ -425,6 +426,13 @@ export class ChamberService {
     } catch (e) {
       if (e instanceof SignerUnavailableError) return false;
       throw e;
+    }
+    // Never store a signature that would verify as signed_before_issue (a signer clock far behind):
+    // the card stays pending and the next seal retries.
+    const issuedAt = Date.parse((JSON.parse(card.body_json) as { issued_at: string }).issued_at);
+    if (Date.parse(signature.signed_at) < issuedAt - CLOCK_SKEW_MS) {
+      process.stderr.write(`signer clock is behind: ${signature.signed_at} for a card issued ${iso(issuedAt)}\n`);
+      return false;
     }
     await this.publishKeys(signature.key_id);
     await this.database.db.transaction().execute(async (trx) => {

@@ -103,6 +103,11 @@ function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+function keyOf(l: ComparisonKey): ComparisonKey {
+  const { declared_model, product, declared_host, assurance, suite_id, suite_generation, channel, parameters } = l;
+  return { declared_model, product, declared_host, assurance, suite_id, suite_generation, channel, parameters };
+}
+
 export class CardRegistry {
   constructor(private readonly database: Database<ChamberDB>) {}
 
@@ -280,7 +285,7 @@ export class CardRegistry {
     }
     return [...groups.values()]
       .map((g) => ({ ...g.key, cards: g.cards, distinct_seeds: g.seeds.size, level: levelFor(g.seeds.size) }))
-      .sort((a, b) => byCodeUnits(canonicalJson(a), canonicalJson(b)));
+      .sort((a, b) => byCodeUnits(canonicalJson(keyOf(a)), canonicalJson(keyOf(b))));
   }
 
   /**

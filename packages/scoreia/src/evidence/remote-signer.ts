@@ -56,8 +56,12 @@ export class KeyringDir implements Signer {
     private readonly clock: Clock,
     private readonly lockWaitMs: number,
   ) {
-    this.keyring = LocalKeyring.open(dir, clock);
+    // Creates the first key if there is none. Then the stamp is taken before the keyring is read,
+    // so a keyring.json written in between (another process's first key, a rotation) is seen as a
+    // change on the next refresh rather than missed.
+    LocalKeyring.open(dir, clock);
     this.stamp = this.currentStamp();
+    this.keyring = LocalKeyring.open(dir, clock);
   }
 
   /** Opens (creating on first use, with one key) the keyring in `dir`. */

@@ -115,6 +115,13 @@ export const EVENT_KINDS = new Set(["enter", "action", "call_for_help", "quarant
 /** ISO-8601 UTC with milliseconds, exactly as Date.prototype.toISOString writes it. */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** A real instant written exactly as toISOString writes it (no 31 February, no hour 25). */
+export function isIsoMs(v: unknown): v is string {
+  if (typeof v !== "string" || !ISO_MS.test(v)) return false;
+  const t = Date.parse(v);
+  return Number.isFinite(t) && new Date(t).toISOString() === v;
+}
+
 function sameKeys(v: Record<string, unknown>, keys: string[]): boolean {
   const have = Object.keys(v).sort();
   return have.length === keys.length && have.every((k, i) => k === keys[i]);
@@ -148,7 +155,7 @@ export function verifyReplay(replay: unknown, expectedHead: string): ReplayProbl
     }
     const { hash, ...event } = raw as PublicEvent & { hash: string };
     if (event.seq !== i) return { code: "replay_chain_broken", message: `event ${i} has seq ${String(event.seq)}` };
-    if (!EVENT_KINDS.has(event.kind) || !ISO_MS.test(String(event.at))) {
+    if (!EVENT_KINDS.has(event.kind) || !isIsoMs(event.at)) {
       return { code: "replay_malformed", message: `event ${i} has an unknown kind or a malformed time` };
     }
     if (event.prev !== prev)

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { verifyEd25519 } from "./ed25519.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
-import { ISO_MS, type PublicReplay, verifyReplay } from "./replay.ts";
+import { isIsoMs, type PublicReplay, verifyReplay } from "./replay.ts";
 import { type CardSignature, type PublicKeyRecord, SIGNATURE_TYPE, statementBytes } from "./signer.ts";
 
 /**
@@ -151,7 +151,7 @@ export function verifyProof(
     if (trusted.key_id !== `ed25519-${publicKey.toString("hex").slice(0, 16)}`) {
       throw new StepFailure("key", "key_malformed", "key_id is not derived from the public key");
     }
-    if (!ISO_MS.test(trusted.not_before) || (trusted.not_after !== null && !ISO_MS.test(trusted.not_after))) {
+    if (!isIsoMs(trusted.not_before) || (trusted.not_after !== null && !isIsoMs(trusted.not_after))) {
       throw new StepFailure("key", "key_malformed", "the key's window bounds are not ISO-8601 UTC timestamps");
     }
     pass("key", trusted.key_id);
@@ -176,7 +176,7 @@ export function verifyProof(
     pass("signature");
 
     // key window
-    if (!ISO_MS.test(signature.signed_at) || typeof card.issued_at !== "string" || !ISO_MS.test(card.issued_at)) {
+    if (!isIsoMs(signature.signed_at) || !isIsoMs(card.issued_at)) {
       throw new StepFailure("key_window", "time_malformed", "signed_at and issued_at must be ISO-8601 UTC timestamps");
     }
     const signedAt = Date.parse(signature.signed_at);
@@ -261,7 +261,8 @@ function policy(card: Record<string, unknown>, knownToolsets: Record<string, str
     fail("assurance", "assurance is not a ScoreIA assurance level");
   }
   const toolset = isObject(card.toolset) ? card.toolset : {};
-  const known = knownToolsets[String(toolset.id)];
+  const known =
+    typeof toolset.id === "string" && Object.hasOwn(knownToolsets, toolset.id) ? knownToolsets[toolset.id] : undefined;
   if (known !== undefined && known !== toolset.hash)
     fail("toolset_hash", `toolset ${String(toolset.id)} has another hash`);
 }
