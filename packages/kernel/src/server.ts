@@ -21,6 +21,8 @@ export interface SessionInfo {
   clientInfo(): Implementation | undefined;
   /** `_meta` of the current tools/call request, if any. */
   meta?: Record<string, unknown>;
+  /** What the HTTP layer authenticated for this session (serveHttp `authenticate`), if anything. */
+  auth?: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
   /** Send a log notification honouring the level the client set (logging capability). */
   log(level: "debug" | "info" | "notice" | "warning" | "error", data: unknown): Promise<void>;
 }
@@ -77,6 +79,7 @@ export function createMcpServer<Ctx>(
       ...session,
       clientInfo: () => server.getClientVersion(),
       ...(_meta ? { meta: _meta as Record<string, unknown> } : {}),
+      ...(extra.authInfo ? { auth: extra.authInfo as SessionInfo["auth"] & object } : {}),
       // Sent as related to this tools/call, so over Streamable HTTP it travels on the call's own
       // response stream; server.sendLoggingMessage would use the optional standalone GET stream
       // and silently drop the message when the client has none open.

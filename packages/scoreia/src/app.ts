@@ -1,9 +1,19 @@
-import { type Clock, type Database, type McpServerOptions, migrate, openDatabase, systemClock } from "kernel";
+import {
+  type Clock,
+  type Database,
+  type McpServerOptions,
+  migrate,
+  openDatabase,
+  type RouteHandler,
+  systemClock,
+} from "kernel";
 import { type ChamberDB, chamberMigrations } from "./attempts/schema.ts";
 import type { CallContext } from "./attempts/service.ts";
 import { type ChamberConfig, ChamberService, defaultConfig } from "./attempts/service.ts";
 import { CURRENT_TOOLSET } from "./contract/index.ts";
+import { CardRegistry } from "./evidence/registry.ts";
 import { LocalKeyring, type Signer } from "./evidence/signer.ts";
+import { publicRoutes } from "./http/index.ts";
 import { callContext, chamberRegistry } from "./tools/index.ts";
 
 export const SERVER_NAME = "scoreia-open-chamber";
@@ -19,12 +29,18 @@ export interface ChamberOptions {
   signer?: Signer;
   config?: Partial<ChamberConfig>;
   controlled?: boolean;
+  /** Origin shown in the public pages' connection snippets (default: the request's Host). */
+  publicOrigin?: string;
 }
 
 export interface Chamber {
   database: Database<ChamberDB>;
   service: ChamberService;
   mcp: McpServerOptions<CallContext>;
+  /** The read side of Evidence (public data only). */
+  registry: CardRegistry;
+  /** Public endpoints and pages (docs/http.md), for `serveHttp({ routes })`. */
+  routes: RouteHandler;
   close(): Promise<void>;
 }
 
@@ -48,7 +64,9 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
   };
-  return { database, service, mcp, close: () => database.close() };
+  const cards = new CardRegistry(database);
+  const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});
+  return { database, service, mcp, registry: cards, routes, close: () => database.close() };
 }
 
 export async function migrateChamber(database: Database<ChamberDB>): Promise<void> {

@@ -1,18 +1,51 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
-import { serveHttp, serveStdio } from "kernel";
-import { openChamber } from "./app.ts";
-import { CURRENT_TOOLSET } from "./contract/index.ts";
-import { LocalKeyring } from "./evidence/signer.ts";
+import type { Database } from "kernel";
+import type { ChamberDB } from "./attempts/schema.ts";
+import { CURRENT_TOOLSET, TOOLSETS, toolsetHash } from "./contract/index.ts";
+import { canonicalJson } from "./evidence/jcs.ts";
+import type { CardRegistry } from "./evidence/registry.ts";
+import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
+import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
+import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./evidence/verify.ts";
+
+// The MCP server, the HTTP transport and the database drivers load only for the commands that
+// use them (import("kernel"), import("./app.ts")): verify, keys and signer start in a fraction
+// of the time.
 
 const HELP = `scoreia — ScoreIA Open Chamber (MCP toolset ${CURRENT_TOOLSET.toolset_id})
 
 Usage:
-  scoreia serve [--http] [--port N] [--host ADDR] [--db PATH|postgres://…]
+  scoreia serve [--http] [--port N] [--host ADDR] [--db PATH|postgres://…] [--signer unix:PATH]
       Serve the Chamber over MCP. stdio by default (for an MCP host to launch);
-      --http serves Streamable HTTP at http://127.0.0.1:N/mcp (default port 8420).
+      --http serves Streamable HTTP at http://127.0.0.1:N/mcp (default port 8420), and the
+      public read side on the same port (/cards, /proofs, /.well-known/scoreia-keys.json, …).
+      --signer unix:PATH signs cards through a separate \`scoreia signer\` process; while it is
+      unreachable, seals answer signature_unavailable and cards wait (pending_signature) until
+      a later seal signs them unchanged. Default: the key in <data-dir>/keys, in this process.
+  scoreia signer --socket PATH [--data-dir DIR]
+      Hold the signing keys (<data-dir>/keys) in their own process and sign card statements
+      for \`serve --signer unix:PATH\` over a Unix socket (mode 0600). Nothing else is signed.
+  scoreia keys rotate [--data-dir DIR]
+      Close the current key's window now and open a new key (prints its id). Cards signed
+      earlier keep verifying; a running signer or server picks the new key up by itself.
+  scoreia keys list [--data-dir DIR]
+      Print the public key records with their windows, as {"keys":[…]} (the same document as
+      /.well-known/scoreia-keys.json, usable with verify --keys).
+  scoreia verify CARD_ID|FILE [--server URL] [--keys FILE] [--json] [--db …]
+      Verify a card offline and print one line: valid / invalid / unknown key /
+      unsigned historical / pending signature (--json: the whole verification result).
+      FILE      a proof bundle (GET /proofs/{id}.json) or a historical card JSON
+      CARD_ID   with --server URL: fetches URL/proofs/{id}.json and the server's keys
+                (/.well-known/scoreia-keys.json) and verifies here; the server's own
+                verdict is never used. Without --server: the card in the local database.
+      Trusted keys: --keys FILE ({"keys":[…]}), else the server's key document (--server),
+      the local database's published keys (CARD_ID) or the local keyring (FILE).
+  scoreia import-historical FILE [--db …]
+      Import historical 0.1 / oly-16 cards (a JSON array, or JSON Lines) unsigned; cards
+      already present are skipped. Any invalid card refuses the whole file (nothing imported).
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
   scoreia --help
@@ -20,10 +53,37 @@ Usage:
 Options:
   --db        SQLite file (default: ${defaultDb()}) or a postgres:// URL;
               postgres://…/db?schema=NAME keeps the tables in schema NAME (created if missing)
-  --data-dir  where the default database and the signing key live
+  --data-dir  where the default database and the signing keys live
+              (default: $SCOREIA_DATA_DIR or ${dataDir()})
   --port      HTTP port (0 picks a free one)
   --host      HTTP bind address (default 127.0.0.1)
+
+Exit codes (verify; the other commands use 0, 1, 2 and 6 alike):
+  0  valid                 4  unsigned historical card
+  1  invalid               5  pending signature
+  2  usage error           6  network or I/O error (unreachable, not found, unreadable)
+  3  unknown key (not among the trusted keys)
 `;
+
+export const EXIT = {
+  valid: 0,
+  invalid: 1,
+  usage: 2,
+  unknown_key: 3,
+  unsigned_historical: 4,
+  pending_signature: 5,
+  io: 6,
+} as const;
+
+/** Options each command accepts (besides --help). */
+const ACCEPTS: Record<string, string[]> = {
+  serve: ["http", "port", "host", "db", "data-dir", "signer"],
+  signer: ["socket", "data-dir"],
+  keys: ["data-dir"],
+  verify: ["server", "keys", "json", "db", "data-dir"],
+  "import-historical": ["db", "data-dir"],
+  quarantine: ["reason", "db", "data-dir", "signer"],
+};
 
 function dataDir(override?: string): string {
   return override ?? process.env.SCOREIA_DATA_DIR ?? envPaths("scoreia", { suffix: "" }).data;
@@ -33,84 +93,62 @@ function defaultDb(dir?: string): string {
   return join(dataDir(dir), "chamber.db");
 }
 
+class UsageError extends Error {}
+/** Network and I/O failures: exit 6. */
+class IoError extends Error {}
+
+type Values = ReturnType<typeof parse>["values"];
+
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (e) {
     process.stderr.write(`scoreia: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
+    return EXIT.usage;
   }
   const { values, positionals } = parsed;
   const cmd = positionals[0];
   if (values.help || !cmd) {
     process.stdout.write(HELP);
-    return cmd || values.help ? 0 : 2;
+    return cmd || values.help ? 0 : EXIT.usage;
   }
-  const dir = dataDir(values["data-dir"]);
-  mkdirSync(dir, { recursive: true });
-  const db = values.db ?? defaultDb(dir);
-  const signer = LocalKeyring.open(join(dir, "keys"));
-
-  if (cmd === "serve") {
-    const chamber = await openChamber({ db, signer });
-    if (values.http) {
-      const port = values.port === undefined ? 8420 : Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        process.stderr.write(`scoreia: --port must be 0..65535, got ${values.port}\n`);
-        return 2;
-      }
-      const http = await serveHttp({
-        mcp: chamber.mcp,
-        host: values.host ?? "127.0.0.1",
-        port,
-        maxRequestBytes: CURRENT_TOOLSET.limits.max_request_bytes,
-      });
-      process.stdout.write(
-        `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +
-          `  MCP (Streamable HTTP): ${http.url}\n` +
-          `  database: ${chamber.database.location}\n` +
-          `  signing key: ${signer.currentKeyId}\n` +
-          `Connect an MCP host, e.g. add to its config:\n` +
-          `  { "mcpServers": { "scoreia": { "url": "${http.url}" } } }\n` +
-          `or launch over stdio: { "command": "npx", "args": ["scoreia", "serve"] }\n`,
-      );
-      await waitForSignal();
-      await http.close();
-    } else {
-      process.stderr.write(`scoreia: serving MCP over stdio; database ${chamber.database.location}\n`);
-      const s = await serveStdio(chamber.mcp);
-      await new Promise<void>((resolve) => {
-        process.stdin.once("end", resolve);
-        process.stdin.once("close", resolve);
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
-      await s.close();
-    }
-    await chamber.close();
-    return 0;
+  const accepts = ACCEPTS[cmd];
+  if (!accepts) {
+    process.stderr.write(`scoreia: unknown command ${cmd}\n\n${HELP}`);
+    return EXIT.usage;
   }
-  if (cmd === "quarantine") {
-    const handle = positionals[1];
-    if (!handle || !values.reason) {
-      process.stderr.write("scoreia quarantine: needs HANDLE and --reason TEXT\n");
-      return 2;
-    }
-    const chamber = await openChamber({ db, signer });
-    try {
-      await chamber.service.quarantine(handle, values.reason);
-      process.stdout.write(`${handle} quarantined\n`);
-      return 0;
-    } catch (e) {
-      process.stderr.write(`scoreia quarantine: ${(e as Error).message}\n`);
-      return 1;
-    } finally {
-      await chamber.close();
-    }
+  const stray = Object.keys(values).find((k) => k !== "help" && !accepts.includes(k));
+  if (stray) {
+    process.stderr.write(`scoreia ${cmd}: --${stray} does not apply here (see scoreia --help)\n`);
+    return EXIT.usage;
   }
-  process.stderr.write(`scoreia: unknown command ${cmd}\n\n${HELP}`);
-  return 2;
+  try {
+    switch (cmd) {
+      case "serve":
+        return await serve(values);
+      case "signer":
+        return await signer(values);
+      case "keys":
+        return await keys(values, positionals.slice(1));
+      case "verify":
+        return await verify(values, positionals.slice(1));
+      case "import-historical":
+        return await importHistorical(values, positionals.slice(1));
+      default:
+        return await quarantine(values, positionals.slice(1));
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`scoreia ${cmd}: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof IoError) {
+      process.stderr.write(`scoreia ${cmd}: ${e.message}\n`);
+      return EXIT.io;
+    }
+    throw e;
+  }
 }
 
 function parse(argv: string[]) {
@@ -126,8 +164,132 @@ function parse(argv: string[]) {
       db: { type: "string" },
       "data-dir": { type: "string" },
       reason: { type: "string" },
+      signer: { type: "string" },
+      socket: { type: "string" },
+      server: { type: "string" },
+      keys: { type: "string" },
+      json: { type: "boolean" },
     },
   });
+}
+
+/** The data dir, created (mode 0700) for commands that write into it. */
+function ensureDataDir(values: Values): string {
+  const dir = dataDir(values["data-dir"]);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Progress for long operations: one updating line on a terminal, plain lines otherwise. */
+function progress(prefix: string): { update(text: string): void; done(text?: string): void } {
+  const tty = process.stderr.isTTY === true;
+  let last = 0;
+  return {
+    update(text) {
+      if (tty) process.stderr.write(`\r\x1b[2K${prefix}: ${text}`);
+      else if (Date.now() - last >= 1000) {
+        process.stderr.write(`${prefix}: ${text}\n`);
+        last = Date.now();
+      }
+    },
+    done(text) {
+      if (tty) process.stderr.write(`\r\x1b[2K${text ? `${prefix}: ${text}\n` : ""}`);
+      else if (text) process.stderr.write(`${prefix}: ${text}\n`);
+    },
+  };
+}
+
+// ------------------------------------------------------------------ serve / quarantine
+
+function chooseSigner(values: Values): { signer: Signer; describe(): Promise<string> } {
+  if (values.signer !== undefined) {
+    let remote: RemoteSigner;
+    try {
+      remote = RemoteSigner.fromSpec(values.signer);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    return {
+      signer: remote,
+      describe: async () => {
+        try {
+          const keys = await remote.publicKeys();
+          const current = keys.find((k) => k.not_after === null)?.key_id ?? "none";
+          return `signer ${remote.spec} (current key ${current})`;
+        } catch (e) {
+          return `signer ${remote.spec} — not reachable now (${(e as Error).message}); seals stay pending_signature until it is`;
+        }
+      },
+    };
+  }
+  const keyring = KeyringDir.open(join(ensureDataDir(values), "keys"));
+  return { signer: keyring, describe: async () => `signing key: ${keyring.currentKeyId} (in-process, ${keyring.dir})` };
+}
+
+async function serve(values: Values): Promise<number> {
+  const port = values.port === undefined ? 8420 : Number(values.port);
+  if (values.http && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  }
+  const { signer, describe } = chooseSigner(values);
+  const db = values.db ?? defaultDb(ensureDataDir(values));
+  const { openChamber } = await import("./app.ts");
+  const { serveHttp, serveStdio } = await import("kernel");
+  const chamber = await openChamber({ db, signer });
+  // Publishes the signer's public keys now (they would be on the first seal anyway).
+  await chamber.service.publishKeys().catch(() => undefined);
+  const signing = await describe();
+  if (values.http) {
+    const http = await serveHttp({
+      mcp: chamber.mcp,
+      host: values.host ?? "127.0.0.1",
+      port,
+      maxRequestBytes: CURRENT_TOOLSET.limits.max_request_bytes,
+      // The public read side (cards, proofs, keys, pages) on the same listener as /mcp.
+      routes: chamber.routes,
+    });
+    process.stdout.write(
+      `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +
+        `  MCP (Streamable HTTP): ${http.url}\n` +
+        `  database: ${chamber.database.location}\n` +
+        `  ${signing}\n` +
+        `Connect an MCP host, e.g. add to its config:\n` +
+        `  { "mcpServers": { "scoreia": { "url": "${http.url}" } } }\n` +
+        `or launch over stdio: { "command": "npx", "args": ["scoreia", "serve"] }\n`,
+    );
+    await waitForSignal();
+    await http.close();
+  } else {
+    process.stderr.write(`scoreia: serving MCP over stdio; database ${chamber.database.location}; ${signing}\n`);
+    const s = await serveStdio(chamber.mcp);
+    await new Promise<void>((resolve) => {
+      process.stdin.once("end", resolve);
+      process.stdin.once("close", resolve);
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await s.close();
+  }
+  await chamber.close();
+  return 0;
+}
+
+async function quarantine(values: Values, args: string[]): Promise<number> {
+  const handle = args[0];
+  if (!handle || !values.reason || args.length > 1) throw new UsageError("needs HANDLE and --reason TEXT");
+  const { signer } = chooseSigner(values);
+  const { openChamber } = await import("./app.ts");
+  const chamber = await openChamber({ db: values.db ?? defaultDb(ensureDataDir(values)), signer });
+  try {
+    await chamber.service.quarantine(handle, values.reason);
+    process.stdout.write(`${handle} quarantined\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`scoreia quarantine: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await chamber.close();
+  }
 }
 
 function waitForSignal(): Promise<void> {
@@ -135,4 +297,487 @@ function waitForSignal(): Promise<void> {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
+}
+
+// ------------------------------------------------------------------ signer / keys
+
+async function signer(values: Values): Promise<number> {
+  if (!values.socket) throw new UsageError("needs --socket PATH");
+  const keyring = KeyringDir.open(join(ensureDataDir(values), "keys"));
+  let server: Awaited<ReturnType<typeof serveSigner>>;
+  try {
+    server = await serveSigner(keyring, values.socket, {
+      log: (line) => process.stderr.write(`scoreia signer: ${line}\n`),
+    });
+  } catch (e) {
+    throw new IoError((e as Error).message);
+  }
+  process.stdout.write(
+    `scoreia signer listening on ${server.path} (current key ${keyring.currentKeyId}, keyring ${keyring.dir})\n` +
+      `  use: scoreia serve --signer unix:${server.path}\n`,
+  );
+  await waitForSignal();
+  await server.close();
+  return 0;
+}
+
+async function keys(values: Values, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if ((sub !== "rotate" && sub !== "list") || rest.length > 0) throw new UsageError("keys rotate | keys list");
+  const dir = join(dataDir(values["data-dir"]), "keys");
+  if (sub === "list") {
+    const records = KeyringDir.readPublic(dir);
+    if (!records) throw new IoError(`no keyring in ${dir} (scoreia serve or scoreia signer creates one)`);
+    process.stdout.write(`${JSON.stringify({ keys: records }, null, 2)}\n`);
+    return 0;
+  }
+  ensureDataDir(values);
+  const { closed, opened } = await KeyringDir.open(dir).rotate();
+  process.stderr.write(
+    `scoreia keys: ${closed.key_id} now covers ${closed.not_before} – ${closed.not_after}; ` +
+      `${opened.key_id} signs from ${opened.not_before}\n`,
+  );
+  process.stdout.write(`${opened.key_id}\n`);
+  return 0;
+}
+
+// ------------------------------------------------------------------ verify
+
+const CARD_ID = /^(sia|oly)-([0-9a-f]{16}|[0-9a-f]{32})$/;
+const VERDICT_EXIT: Record<VerificationResult["verdict"], number> = {
+  valid: EXIT.valid,
+  invalid: EXIT.invalid,
+  unknown_key: EXIT.unknown_key,
+  unsigned_historical: EXIT.unsigned_historical,
+  pending_signature: EXIT.pending_signature,
+};
+
+interface Trusted {
+  keys: PublicKeyRecord[];
+  /** Where they came from, for the unknown-key line. */
+  source: string;
+}
+
+async function verify(values: Values, args: string[]): Promise<number> {
+  const target = args[0];
+  if (!target || args.length > 1) throw new UsageError("needs one CARD_ID or FILE");
+  const pinned = values.keys === undefined ? null : readKeysFile(values.keys);
+  let outcome: Outcome;
+  if (existsSync(target) || !CARD_ID.test(target)) {
+    if (values.server !== undefined) throw new UsageError("--server goes with a CARD_ID, not a file");
+    outcome = verifyFile(target, pinned ?? localKeyring(values));
+  } else if (values.server !== undefined) {
+    outcome = await verifyRemote(target, values.server, pinned);
+  } else {
+    outcome = await verifyLocal(target, values, pinned);
+  }
+  const { result, signature } = outcome;
+  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else process.stdout.write(`${verdictLine(result, signature, outcome)}\n`);
+  return VERDICT_EXIT[result.verdict];
+}
+
+function verdictLine(
+  r: VerificationResult,
+  signature: { key_id: string; signed_at: string } | undefined,
+  outcome: { trusted?: Trusted },
+): string {
+  const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ");
+  switch (r.verdict) {
+    case "valid":
+      return `valid ${r.card_id} (signed by ${signature?.key_id} at ${signature?.signed_at})`;
+    case "invalid": {
+      const failed = r.steps.find((s) => !s.ok);
+      const step = failed?.step ?? r.code ?? "card";
+      return oneLine(`invalid: ${step}: ${failed?.detail ?? r.message.replace(/^invalid: /, "")}`);
+    }
+    case "unknown_key":
+      return oneLine(`${r.message}${outcome.trusted ? ` (trusted keys: ${outcome.trusted.source})` : ""}`);
+    default:
+      return oneLine(r.message);
+  }
+}
+
+function readKeysFile(file: string): Trusted {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new IoError(`cannot read --keys ${file}: ${(e as Error).message}`);
+  }
+  let keys: unknown;
+  try {
+    keys = keyDocument(JSON.parse(text));
+  } catch {
+    keys = null;
+  }
+  if (!keys) throw new UsageError(`--keys ${file} is not a key document ({"keys":[…]})`);
+  const list = keys as PublicKeyRecord[];
+  return { keys: list, source: `${list.length} from ${file}` };
+}
+
+/** {keys:[…]} (the /.well-known document) or a bare array of records; null otherwise. */
+function keyDocument(doc: unknown): PublicKeyRecord[] | null {
+  const list = Array.isArray(doc)
+    ? doc
+    : typeof doc === "object" && doc !== null
+      ? (doc as { keys?: unknown }).keys
+      : undefined;
+  if (!Array.isArray(list) || !list.every((k) => typeof k === "object" && k !== null && "key_id" in k)) return null;
+  return list as PublicKeyRecord[];
+}
+
+function localKeyring(values: Values): Trusted {
+  const dir = join(dataDir(values["data-dir"]), "keys");
+  let keys: PublicKeyRecord[] | null;
+  try {
+    keys = KeyringDir.readPublic(dir);
+  } catch (e) {
+    throw new IoError(`cannot read the keyring in ${dir}: ${(e as Error).message}`);
+  }
+  return keys
+    ? { keys, source: `${keys.length} from the keyring in ${dir}` }
+    : { keys: [], source: `none (no --keys, no keyring in ${dir})` };
+}
+
+type Outcome = {
+  result: VerificationResult;
+  signature?: { key_id: string; signed_at: string };
+  trusted?: Trusted;
+};
+
+function invalidInput(code: string, message: string): VerificationResult {
+  return {
+    verdict: "invalid",
+    card_id: null,
+    code,
+    message: `invalid: ${message}`,
+    steps: [{ step: "shape", ok: false, detail: message }],
+  };
+}
+
+/** Toolset id → hash for every contract this build knows (as CardRegistry.knownToolsets). */
+function knownToolsets(): Record<string, string> {
+  return Object.fromEntries(Object.values(TOOLSETS).map((t) => [t.toolset_id, toolsetHash(t)]));
+}
+
+/** Verifies a parsed document: a proof bundle, or a historical card (bare or wrapped as {card}). */
+function verifyDocument(doc: unknown, trusted: Trusted, what: string): Outcome {
+  const obj = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : null;
+  // A proof bundle, or something meant to be one (then verifyProof names what is wrong with it).
+  const isProof =
+    obj !== null && ("proof_version" in obj || "card_hash" in obj || ("manifest" in obj && "replay" in obj));
+  if (obj && !isProof) {
+    const inner =
+      typeof obj.card === "object" && obj.card !== null && !("card_id" in obj)
+        ? (obj.card as Record<string, unknown>)
+        : obj;
+    if (typeof inner.card_id === "string") {
+      if (inner.card_version !== "0.2") return { result: verifyHistorical(inner) };
+      throw new UsageError(
+        `${what} is a native 0.2 card, not its proof bundle: verify GET /proofs/${inner.card_id}.json, ` +
+          `or pass ${inner.card_id} with --server URL`,
+      );
+    }
+  }
+  const result = verifyProof(doc, trusted.keys, knownToolsets());
+  const signature = isProof ? (obj?.signature as { key_id: string; signed_at: string } | undefined) : undefined;
+  return { result, trusted, ...(signature ? { signature } : {}) };
+}
+
+function verifyFile(file: string, trusted: Trusted): Outcome {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new IoError(
+      code === "ENOENT"
+        ? `${file}: no such file (and not a card id: sia-/oly- + 16 or 32 hex)`
+        : `${file}: ${(e as Error).message}`,
+    );
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return { result: invalidInput("not_json", `${file} is not JSON (${(e as Error).message})`) };
+  }
+  return verifyDocument(doc, trusted, file);
+}
+
+async function verifyLocal(cardId: string, values: Values, pinned: Trusted | null): Promise<Outcome> {
+  const database = await openExisting(values);
+  try {
+    const { CardRegistry } = await import("./evidence/registry.ts");
+    const registry = new CardRegistry(database);
+    let stored: Awaited<ReturnType<CardRegistry["get"]>>;
+    try {
+      stored = await registry.get(cardId);
+    } catch (e) {
+      throw new IoError(`cannot read cards from ${database.location}: ${(e as Error).message}`);
+    }
+    if (!stored) throw new IoError(`${cardId} is not in ${database.location}`);
+    if (stored.card_version !== "0.2") return { result: verifyHistorical(stored.card) };
+    if (!stored.signature) return { result: pending(cardId) };
+    const proof = (await registry.proof(cardId)) as ProofBundle;
+    const published = await registry.keys();
+    const trusted = pinned ?? { keys: published, source: `${published.length} published in ${database.location}` };
+    return verifyDocument(proof, trusted, cardId);
+  } finally {
+    await database.close();
+  }
+}
+
+function pending(cardId: string): VerificationResult {
+  return {
+    verdict: "pending_signature",
+    card_id: cardId,
+    message: `pending signature: ${cardId} is written and waits for its signature`,
+    steps: [],
+  };
+}
+
+/** Opens the database read-side, without creating a SQLite file or migrating anything. */
+async function openExisting(values: Values): Promise<Database<ChamberDB>> {
+  const target = values.db ?? defaultDb(values["data-dir"]);
+  const postgres = /^postgres(ql)?:\/\//.test(target);
+  if (!postgres && !existsSync(target)) throw new IoError(`no database at ${target} (use --db, or --server URL)`);
+  try {
+    const { openDatabase } = await import("kernel");
+    return await openDatabase<ChamberDB>(target);
+  } catch (e) {
+    throw new IoError(`cannot open ${target}: ${(e as Error).message}`);
+  }
+}
+
+const FETCH_TIMEOUT_MS = 15_000;
+
+async function fetchJson(url: string): Promise<{ status: number; body: unknown }> {
+  process.stderr.write(`scoreia verify: GET ${url}\n`);
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string; message?: string } };
+    const why =
+      err.name === "TimeoutError"
+        ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s`
+        : (err.cause?.code ?? err.cause?.message ?? err.message);
+    throw new IoError(`GET ${url}: ${why}`);
+  }
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    throw new IoError(`GET ${url}: ${(e as Error).message}`);
+  }
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    if (res.ok) throw new IoError(`GET ${url}: HTTP ${res.status} but the body is not JSON`);
+  }
+  return { status: res.status, body };
+}
+
+async function verifyRemote(cardId: string, server: string, pinned: Trusted | null): Promise<Outcome> {
+  let base: URL;
+  try {
+    base = new URL(server);
+    if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new UsageError(`--server needs an http(s) URL, got ${server}`);
+  }
+  const root = base.href.replace(/\/+$/, "");
+  const id = encodeURIComponent(cardId);
+  const proof = await fetchJson(`${root}/proofs/${id}.json`);
+  const isBundle = typeof proof.body === "object" && proof.body !== null && "proof_version" in proof.body;
+  if (proof.status === 200 && isBundle) {
+    let trusted = pinned;
+    if (!trusted) {
+      const url = `${root}/.well-known/scoreia-keys.json`;
+      const doc = await fetchJson(url);
+      const keys = doc.status === 200 ? keyDocument(doc.body) : null;
+      if (!keys) throw new IoError(`GET ${url}: HTTP ${doc.status}, no key document`);
+      trusted = { keys, source: `${keys.length} from ${url}` };
+    }
+    const out = verifyDocument(proof.body, trusted, `${root}/proofs/${id}.json`);
+    if (out.result.verdict !== "invalid" && out.result.card_id !== cardId) {
+      // A perfectly valid proof of some other card proves nothing about this one.
+      return {
+        result: invalidInput("card_id_mismatch", `the server sent the proof of ${out.result.card_id}, not ${cardId}`),
+      };
+    }
+    return out;
+  }
+  if (proof.status >= 500) throw new IoError(`GET ${root}/proofs/${id}.json: HTTP ${proof.status}`);
+  const said = (proof.body ?? {}) as { error?: unknown; message?: unknown };
+  if (proof.status === 404 && said.error === "card_not_found") {
+    throw new IoError(`${cardId}: not found on ${root} (${String(said.message ?? "HTTP 404")})`);
+  }
+  // No native proof: a historical card (never signed), or a native card still waiting for its
+  // signature. Fetch the card itself and judge it here.
+  // Historical Labyrinth oly-16 cards live under /open-labyrinth; every other card under /cards.
+  const labyrinth = /^oly-[0-9a-f]{16}$/.test(cardId);
+  const places = [`${root}/cards/${id}.json`, `${root}/cards/${id}`];
+  if (labyrinth) places.unshift(`${root}/open-labyrinth/cards/${id}.json`);
+  for (const url of places) {
+    const got = await fetchJson(url);
+    if (got.status === 404 || got.status === 410) continue;
+    if (got.status !== 200) throw new IoError(`GET ${url}: HTTP ${got.status}`);
+    const doc = got.body as Record<string, unknown> | null;
+    const card =
+      typeof doc?.card === "object" && doc.card !== null ? (doc.card as Record<string, unknown>) : (doc ?? {});
+    if (card.card_id !== cardId) throw new IoError(`GET ${url}: the server sent another card`);
+    if (card.card_version === "0.2") return { result: pending(cardId) };
+    return { result: verifyHistorical(card) };
+  }
+  throw new IoError(`${cardId}: not found on ${root} (HTTP ${proof.status} for its proof)`);
+}
+
+// ------------------------------------------------------------------ import-historical
+
+interface Parsed {
+  cards: unknown[];
+  /** Where each card was in the file, for error messages ("line 3", "item 2"). */
+  where: string[];
+}
+
+function readCards(file: string): Parsed {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new IoError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const trimmed = text.trim();
+  if (trimmed === "") return { cards: [], where: [] };
+  try {
+    const doc = JSON.parse(trimmed);
+    if (Array.isArray(doc)) return { cards: doc, where: doc.map((_, i) => `item ${i + 1}`) };
+    return { cards: [doc], where: ["the file"] };
+  } catch {
+    // not one JSON document: JSON Lines
+  }
+  const cards: unknown[] = [];
+  const where: string[] = [];
+  const lines = text.split("\n");
+  for (const [i, raw] of lines.entries()) {
+    if (raw.trim() === "") continue;
+    try {
+      cards.push(JSON.parse(raw));
+    } catch (e) {
+      throw new RefusedFile([`line ${i + 1}: not JSON (${(e as Error).message})`]);
+    }
+    where.push(`line ${i + 1}`);
+  }
+  return { cards, where };
+}
+
+class RefusedFile extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems[0]);
+  }
+}
+
+async function importHistorical(values: Values, args: string[]): Promise<number> {
+  const file = args[0];
+  if (!file || args.length > 1) throw new UsageError("needs one FILE (a JSON array or JSON Lines of cards)");
+  const bar = progress("scoreia import-historical");
+  let parsed: Parsed;
+  try {
+    parsed = readCards(file);
+  } catch (e) {
+    if (!(e instanceof RefusedFile)) throw e;
+    return refuse(file, e.problems);
+  }
+  const { cards, where } = parsed;
+  bar.update(`read ${cards.length} cards from ${file}; checking`);
+
+  // Every card is checked before anything is written: one bad card refuses the whole file.
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const [i, c] of cards.entries()) {
+    const at = where[i] as string;
+    const check = verifyHistorical(c);
+    if (check.verdict !== "unsigned_historical") {
+      problems.push(`${at}: ${check.card_id ?? "not a card"}: ${check.message.replace(/^invalid: /, "")}`);
+      continue;
+    }
+    const card = c as Record<string, unknown>;
+    if (card.card_version === "0.2") {
+      problems.push(`${at}: ${card.card_id}: says card_version 0.2, but native cards are never imported`);
+      continue;
+    }
+    const text = canonicalJson(card);
+    const before = seen.get(card.card_id as string);
+    if (before !== undefined && before !== text) {
+      problems.push(`${at}: ${card.card_id} appears earlier in the file with other content`);
+    }
+    seen.set(card.card_id as string, text);
+  }
+  if (problems.length > 0) {
+    bar.done();
+    return refuse(file, problems);
+  }
+
+  const target = values.db ?? defaultDb(ensureDataDir(values));
+  let database: Database<ChamberDB>;
+  const { openDatabase } = await import("kernel");
+  const { migrateChamber } = await import("./app.ts");
+  const { CardRegistry } = await import("./evidence/registry.ts");
+  try {
+    database = await openDatabase<ChamberDB>(target);
+    await migrateChamber(database);
+  } catch (e) {
+    throw new IoError(`cannot open ${target}: ${(e as Error).message}`);
+  }
+  try {
+    const registry = new CardRegistry(database);
+    // A card already present with other content is a conflict, not a skip.
+    let checked = 0;
+    for (const [id, text] of seen) {
+      const existing = await registry.get(id);
+      if (existing && canonicalJson(existing.card) !== text) {
+        problems.push(`${id} is already in ${database.location} with other content`);
+      }
+      if (++checked % 500 === 0) bar.update(`checked ${checked}/${seen.size} against ${database.location}`);
+    }
+    if (problems.length > 0) {
+      bar.done();
+      return refuse(file, problems);
+    }
+    const importedAt = new Date().toISOString();
+    const BATCH = 500;
+    let imported = 0;
+    let skipped = 0;
+    for (let i = 0; i < cards.length; i += BATCH) {
+      const r = await registry.importHistorical(cards.slice(i, i + BATCH), importedAt);
+      imported += r.imported;
+      skipped += r.skipped;
+      bar.update(
+        `${Math.min(i + BATCH, cards.length)}/${cards.length} cards (${imported} imported, ${skipped} skipped)`,
+      );
+    }
+    bar.done(`${cards.length}/${cards.length} cards done`);
+    process.stdout.write(
+      `imported ${imported}, skipped ${skipped} (already present), ${cards.length} in ${file} → ${database.location}\n`,
+    );
+    return 0;
+  } catch (e) {
+    bar.done();
+    throw new IoError(`import into ${database.location} failed: ${(e as Error).message}`);
+  } finally {
+    await database.close();
+  }
+}
+
+function refuse(file: string, problems: string[]): number {
+  const shown = problems.slice(0, 20).map((p) => `  ${p}\n`);
+  const more = problems.length > 20 ? `  … and ${problems.length - 20} more\n` : "";
+  process.stderr.write(
+    `scoreia import-historical: refused ${resolve(file)}, nothing imported (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${shown.join("")}${more}`,
+  );
+  return EXIT.invalid;
 }

@@ -52,7 +52,10 @@ describe.each(DIALECTS)("concurrent calls on one attempt (%s)", (dialect) => {
             .structuredContent as Record<string, unknown>,
       ),
     );
-    expect(results.every((r) => r.ok === true)).toBe(true);
+    expect(
+      results.every((r) => r.ok === true),
+      JSON.stringify(results),
+    ).toBe(true);
     expect(new Set(results.map((r) => r.card_id)).size).toBe(1);
     expect(results.filter((r) => r.already_sealed === false)).toHaveLength(1);
     const cards = await h.db.db

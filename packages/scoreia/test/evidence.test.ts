@@ -134,7 +134,9 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     const proof = (await reg.proof(id)) as ProofBundle;
     const keys = await reg.keys();
     expect(verifyProof(proof, [], known)).toMatchObject({ verdict: "unknown_key", code: "key_unknown" });
-    const badSig = { ...proof, signature: { ...proof.signature, sig: `${proof.signature.sig.slice(0, -2)}AA` } };
+    const sigBytes = Buffer.from(proof.signature.sig, "base64url");
+    sigBytes[0] = (sigBytes[0] as number) ^ 0xff;
+    const badSig = { ...proof, signature: { ...proof.signature, sig: sigBytes.toString("base64url") } };
     expect(verifyProof(badSig, keys, known).code).toMatch(/^signature_/);
     const other = (await reg.proof(await sealedCard({ suite: "chambre-atelier-v0" }))) as ProofBundle;
     expect(verifyProof({ ...proof, manifest: other.manifest }, keys, known).code).toBe("manifest_mismatch");

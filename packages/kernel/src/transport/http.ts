@@ -19,6 +19,18 @@ export interface HttpOptions<Ctx> {
   /** Extra Host header values accepted besides loopback (DNS-rebinding protection). */
   allowedHosts?: string[];
   routes?: RouteHandler;
+  /**
+   * Resolves the caller of an MCP request (e.g. from `Authorization: Bearer …`). Returning null
+   * answers 401; the result reaches tool handlers as SessionInfo.auth. Absent: no authentication.
+   */
+  authenticate?(req: IncomingMessage): Promise<AuthResult | null> | AuthResult | null;
+}
+
+export interface AuthResult {
+  token: string;
+  clientId: string;
+  scopes: string[];
+  extra?: Record<string, unknown>;
 }
 
 export interface HttpHandle {
@@ -85,6 +97,15 @@ export async function serveHttp<Ctx>(opts: HttpOptions<Ctx>): Promise<HttpHandle
       jsonRpcError(res, 403, -32000, "Forbidden: Host or Origin not allowed (DNS rebinding protection)");
       return;
     }
+    if (opts.authenticate) {
+      const auth = await opts.authenticate(req);
+      if (!auth) {
+        res.setHeader("www-authenticate", 'Bearer realm="mcp"');
+        jsonRpcError(res, 401, -32001, "Unauthorized: a valid bearer token is required");
+        return;
+      }
+      (req as IncomingMessage & { auth?: AuthResult }).auth = auth;
+    }
     const sid = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     if (req.method === "POST") {
@@ -141,7 +162,15 @@ export async function serveHttp<Ctx>(opts: HttpOptions<Ctx>): Promise<HttpHandle
   };
 
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+    } catch {
+      // A malformed Host (or path) must never take the process down.
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "bad_request", message: "malformed Host header or request target" }));
+      return;
+    }
     const work = url.pathname === path ? handleMcp(req, res) : routeOr404(req, res, url);
     work.catch((e) => {
       process.stderr.write(`http error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -462,20 +462,12 @@ export class ChamberService {
     const records = await this.signer.publicKeys();
     await this.database.db.transaction().execute(async (trx) => {
       for (const r of records) {
-        const existing = await trx
-          .selectFrom("chamber_keys")
-          .select("not_after")
-          .where("key_id", "=", r.key_id)
-          .executeTakeFirst();
-        if (!existing) {
-          await trx.insertInto("chamber_keys").values(r).execute();
-        } else if (existing.not_after !== r.not_after) {
-          await trx
-            .updateTable("chamber_keys")
-            .set({ not_after: r.not_after })
-            .where("key_id", "=", r.key_id)
-            .execute();
-        }
+        // Upsert: concurrent seals may publish the same key at once. A window only ever closes.
+        await trx
+          .insertInto("chamber_keys")
+          .values(r)
+          .onConflict((oc) => oc.column("key_id").doUpdateSet((eb) => ({ not_after: eb.ref("excluded.not_after") })))
+          .execute();
         this.knownKeys.add(r.key_id);
       }
     });

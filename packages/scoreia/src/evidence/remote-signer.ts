@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -94,17 +94,27 @@ export class KeyringDir implements Signer {
     }
   }
 
+  /** The pid holding the rotation lock (-1: unknown), or null. A lock whose process is gone is removed. */
   private lockHolder(): number | null {
+    const lock = join(this.dir, LOCK);
     let pid: number;
     try {
-      pid = Number(readFileSync(join(this.dir, LOCK), "utf8").trim());
+      pid = Number(readFileSync(lock, "utf8").trim());
     } catch {
       return null;
     }
     if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) return pid;
-    // A rotation that died mid-way: its lock means nothing any more.
+    // The lock is linked into place complete (see rotate), so an unreadable pid means a foreign
+    // or damaged file: stale only once it is old. A dead pid is a rotation that died mid-way.
+    if (!(Number.isInteger(pid) && pid > 0)) {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs < 10_000) return -1;
+      } catch {
+        return null;
+      }
+    }
     try {
-      unlinkSync(join(this.dir, LOCK));
+      unlinkSync(lock);
     } catch {
       // someone else removed it
     }
@@ -138,18 +148,26 @@ export class KeyringDir implements Signer {
   /** Closes the current key's window now and opens a new key, under the rotation lock. */
   async rotate(): Promise<{ closed: PublicKeyRecord; opened: PublicKeyRecord }> {
     const lock = join(this.dir, LOCK);
+    // The lock appears atomically with its pid already in it: written aside, then hard-linked into
+    // place (link fails if a lock exists), so a reader never sees a half-written lock.
+    const mine = `${lock}.${process.pid}`;
+    writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
     const until = Date.now() + 10_000;
-    for (;;) {
-      try {
-        writeFileSync(lock, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-        if (this.lockHolder() !== null && Date.now() >= until) {
-          throw new Error(`another rotation holds ${lock}`);
+    try {
+      for (;;) {
+        try {
+          linkSync(mine, lock);
+          break;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+          if (this.lockHolder() !== null && Date.now() >= until) {
+            throw new Error(`another rotation holds ${lock}`);
+          }
+          await sleep(20);
         }
-        await sleep(20);
       }
+    } finally {
+      unlinkSync(mine);
     }
     try {
       const keyring = LocalKeyring.open(this.dir, this.clock);
@@ -160,7 +178,11 @@ export class KeyringDir implements Signer {
       this.stamp = this.currentStamp();
       return { closed, opened };
     } finally {
-      unlinkSync(lock);
+      try {
+        unlinkSync(lock);
+      } catch {
+        // already gone
+      }
     }
   }
 }

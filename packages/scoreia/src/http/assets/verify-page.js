@@ -1,0 +1,178 @@
+/**
+ * "Verify a proof": wires the page to ./verify-proof.js. Fetches only public inputs from this
+ * same origin (the proof by card id, the keys, toolset bundles) and never a server verdict.
+ * All output goes through textContent: proofs are untrusted input.
+ */
+import { toolsetBundleHash, verifyProof } from "./verify-proof.js";
+
+const NATIVE_ID = /^(sia|oly)-[0-9a-f]{32}$/;
+const HISTORICAL_ID = /^(sia|oly)-[0-9a-f]{16}$/;
+const TOOLSET_ID = /^[a-z0-9][a-z0-9-]{0,62}\/\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+const LABELS = {
+  fetch: "Public inputs fetched from this origin",
+  shape: "Shape of the proof bundle",
+  canonical_form: "RFC 8785 canonical form and card hash (SHA-256)",
+  key: "Signing key is a trusted ScoreIA key",
+  signature: "Ed25519 signature over the card statement",
+  key_window: "Signed inside the key's validity window",
+  replay: "Public replay hash chain ends at the card's replay head",
+  manifest: "Suite manifest hashes to the card's manifest_hash",
+  policy: "Policy: version, id, channel, assurance, toolset hash",
+};
+
+const HEADLINES = {
+  valid: "Valid",
+  invalid: "Invalid",
+  unknown_key: "Unknown key",
+  pending_signature: "Pending signature",
+  unsigned_historical: "Unsigned historical card",
+  error: "Could not verify",
+  working: "Verifying…",
+};
+
+const $ = (id) => document.getElementById(id);
+
+function show(verdict, message, steps = [], facts = []) {
+  const box = $("verdict");
+  box.dataset.verdict = verdict;
+  box.replaceChildren();
+  const strong = document.createElement("strong");
+  strong.textContent = HEADLINES[verdict] ?? verdict;
+  const text = document.createElement("span");
+  text.textContent = message ? ` — ${message}` : "";
+  box.append(strong, text);
+
+  const list = $("steps");
+  list.replaceChildren();
+  for (const s of steps) {
+    const li = document.createElement("li");
+    li.dataset.step = s.step;
+    li.dataset.ok = String(s.ok);
+    li.className = s.ok ? "step ok" : "step fail";
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = s.ok ? "passed" : "failed";
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = LABELS[s.step] ?? s.step;
+    li.append(mark, label);
+    if (s.detail) {
+      const d = document.createElement("code");
+      d.className = "detail";
+      d.textContent = s.detail;
+      li.append(d);
+    }
+    list.append(li);
+  }
+
+  const dl = $("facts");
+  dl.replaceChildren();
+  for (const [k, v] of facts) {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = v;
+    dl.append(dt, dd);
+  }
+}
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { accept: "application/json" }, cache: "no-cache" });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body };
+}
+
+async function run(bundle) {
+  if (!globalThis.crypto?.subtle) {
+    show("error", "WebCrypto is unavailable here: open this page over https or on localhost");
+    return;
+  }
+  show("working", "");
+  const fetched = [];
+  const keys = await getJson("/.well-known/scoreia-keys.json");
+  if (keys.status !== 200 || !Array.isArray(keys.body?.keys)) {
+    show("error", `could not load /.well-known/scoreia-keys.json (HTTP ${keys.status})`);
+    return;
+  }
+  fetched.push(`${keys.body.keys.length} key(s) from /.well-known/scoreia-keys.json`);
+  const known = {};
+  const toolsetId = bundle?.card?.toolset?.id;
+  if (typeof toolsetId === "string" && TOOLSET_ID.test(toolsetId)) {
+    const t = await getJson(`/spec/toolsets/${toolsetId}.json`);
+    if (t.status === 200 && t.body?.toolset_id === toolsetId) {
+      known[toolsetId] = await toolsetBundleHash(t.body.bundle);
+      fetched.push(`toolset ${toolsetId} (hash recomputed here)`);
+    } else {
+      fetched.push(`toolset ${toolsetId} is not known to this server: its hash is not checked`);
+    }
+  }
+  let result;
+  try {
+    result = await verifyProof(bundle, keys.body.keys, known);
+  } catch (e) {
+    show("error", e.message);
+    return;
+  }
+  const steps = [{ step: "fetch", ok: true, detail: fetched.join("; ") }, ...result.steps];
+  const facts = [];
+  if (result.card_id) facts.push(["Card", result.card_id]);
+  if (bundle?.signature?.key_id) facts.push(["Key id", String(bundle.signature.key_id)]);
+  if (bundle?.signature?.signed_at) facts.push(["Signed at", String(bundle.signature.signed_at)]);
+  facts.push(["Verified by", "this browser (RFC 8785 in JS, SHA-256 and Ed25519 by WebCrypto)"]);
+  show(result.verdict, result.message.replace(/^(valid|invalid|unknown key): /, ""), steps, facts);
+}
+
+async function byId(id) {
+  if (HISTORICAL_ID.test(id)) {
+    show("unsigned_historical", `${id} is a historical 0.1 card: it was never signed and never will be`);
+    return;
+  }
+  if (!NATIVE_ID.test(id)) {
+    show("error", "a card id is sia- or oly- followed by 32 hexadecimal digits");
+    return;
+  }
+  show("working", "");
+  const proof = await getJson(`/proofs/${id}.json`);
+  if (proof.status === 200) {
+    await run(proof.body);
+    return;
+  }
+  if (proof.status === 409) {
+    show("pending_signature", proof.body?.message ?? `${id} waits for its signature`);
+    return;
+  }
+  if (proof.body?.error === "unsigned_historical") {
+    show("unsigned_historical", proof.body.message);
+    return;
+  }
+  show("error", proof.body?.message ?? `no proof for ${id} (HTTP ${proof.status})`);
+}
+
+$("form-id").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  byId($("card-id").value.trim()).catch((e) => show("error", e.message));
+});
+
+$("form-paste").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  let bundle;
+  try {
+    bundle = JSON.parse($("proof").value);
+  } catch (e) {
+    show("invalid", `the pasted text is not JSON (${e.message})`);
+    return;
+  }
+  run(bundle).catch((e) => show("error", e.message));
+});
+
+const preset = new URLSearchParams(location.search).get("card");
+if (preset) {
+  $("card-id").value = preset;
+  byId(preset.trim()).catch((e) => show("error", e.message));
+}

@@ -1,0 +1,2 @@
+export { type PublicRoutesOptions, publicRoutes } from "./routes.ts";
+export { specSummary } from "./spec.ts";

@@ -1,0 +1,359 @@
+/**
+ * The pages in a real browser (Debian's Chromium, headless, through playwright-core): the
+ * "Verify a proof" page verifies locally — RFC 8785 in JS, SHA-256 and Ed25519 by WebCrypto —
+ * and agrees with the server's verifier on real and tampered proofs without ever asking the
+ * server for a verdict; the registry, card and Codex pages render the identity layers apart and
+ * run no participant-supplied markup. SQLite only: the pages read through the same registry the
+ * endpoint tests already run on both dialects.
+ *
+ * Chromium is required, not optional: .ci/run installs it. Missing, this suite fails.
+ */
+import { createPublicKey, generateKeyPairSync, sign } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJson, sha256Tagged } from "../../src/evidence/jcs.ts";
+import { CardRegistry } from "../../src/evidence/registry.ts";
+import { keyIdOf, rawPublicKey, statementBytes } from "../../src/evidence/signer.ts";
+import { type ProofBundle, verifyProof } from "../../src/evidence/verify.ts";
+import { type Site, site, XSS } from "./support.ts";
+
+const CHROMIUM = process.env.SCOREIA_CHROMIUM ?? "/usr/bin/chromium";
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const JCS_DIR = new URL("../../../../../shared/testdata/jcs/", import.meta.url);
+const SCREENSHOT = new URL("../../../../docs/img/verify-page.png", import.meta.url);
+const known = CardRegistry.knownToolsets();
+
+let s: Site;
+let context: BrowserContext;
+let profile: string;
+/** Problems the pages reported: script errors, CSP violations, failed loads. */
+const problems: string[] = [];
+/** Every path the browser requested from the server. */
+const requested: string[] = [];
+
+const MISSING = `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) or set SCOREIA_CHROMIUM`;
+
+beforeAll(async () => {
+  // Without Chromium every test below fails with MISSING (a failure, never a skip).
+  if (!existsSync(CHROMIUM)) return;
+  s = await site("sqlite");
+  profile = mkdtempSync(join(tmpdir(), "scoreia-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1200, height: 900 },
+  });
+  context.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.origin === s.base) requested.push(u.pathname);
+  });
+  context.on("console", (m) => {
+    // 404/409 answers the verify page asks for on purpose (pending, historical) are logged by Chromium too
+    if (m.type() === "error" && !/status of 40[49]/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await s?.close();
+});
+
+async function open(path: string): Promise<Page> {
+  if (!context) throw new Error(MISSING);
+  const page = await context.newPage();
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  const res = await page.goto(`${s.base}${path}`);
+  expect(res?.status(), path).toBe(200);
+  return page;
+}
+
+async function verdictOf(page: Page): Promise<{ verdict: string; text: string; steps: Array<[string, string]> }> {
+  const box = page.locator("#verdict");
+  // a selector, not waitForFunction: the page's CSP (no 'unsafe-eval') refuses string predicates
+  await page.locator('#verdict:not([data-verdict="idle"]):not([data-verdict="working"])').waitFor();
+  const steps = await page
+    .locator("#steps li")
+    .evaluateAll((lis) => lis.map((li) => [li.getAttribute("data-step"), li.getAttribute("data-ok")]));
+  return {
+    verdict: (await box.getAttribute("data-verdict")) as string,
+    text: (await box.textContent()) ?? "",
+    steps: steps as Array<[string, string]>,
+  };
+}
+
+async function pasteAndVerify(page: Page, text: string) {
+  await page.fill("#proof", text);
+  await page.click("#form-paste button[type=submit]");
+  return verdictOf(page);
+}
+
+/**
+ * Code for page.evaluate as a string: vitest would rewrite a dynamic import() inside a function
+ * literal into its own loader, which does not exist in the page. `args` is JSON-embedded.
+ */
+function inPage(body: string, args: unknown): string {
+  return `(async () => { const args = ${JSON.stringify(args)};\n${body}\n})()`;
+}
+
+async function proofOf(id: string): Promise<ProofBundle> {
+  if (!context) throw new Error(MISSING);
+  return (await (await s.get(`/proofs/${id}.json`)).json()) as ProofBundle;
+}
+
+it("runs on Debian's Chromium", () => {
+  expect(existsSync(CHROMIUM), MISSING).toBe(true);
+});
+
+describe("Verify a proof, in Chromium", () => {
+  it("verifies a real card by id, locally, step by step, without asking the server for a verdict", async () => {
+    const page = await open("/verify");
+    requested.length = 0;
+    await page.fill("#card-id", s.cards.chrono);
+    await page.click("#form-id button[type=submit]");
+    const r = await verdictOf(page);
+    expect(r.verdict, r.text).toBe("valid");
+    expect(r.text).toContain(s.cards.chrono);
+    expect(r.steps).toEqual([
+      ["fetch", "true"],
+      ["shape", "true"],
+      ["canonical_form", "true"],
+      ["key", "true"],
+      ["signature", "true"],
+      ["key_window", "true"],
+      ["replay", "true"],
+      ["manifest", "true"],
+      ["policy", "true"],
+    ]);
+    expect(requested).toContain(`/proofs/${s.cards.chrono}.json`);
+    expect(requested).toContain("/.well-known/scoreia-keys.json");
+    expect(requested.some((p) => p.startsWith("/verify/"))).toBe(false);
+    mkdirSync(new URL(".", SCREENSHOT), { recursive: true });
+    const shot = join(tmpdir(), `verify-page-${process.pid}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    if (process.env.SCOREIA_SCREENSHOTS === "1") copyFileSync(shot, SCREENSHOT);
+    rmSync(shot, { force: true });
+    await page.close();
+  });
+
+  it("a proof with one byte changed in its card is invalid; re-hashed, its signature fails", async () => {
+    const proof = await proofOf(s.cards.atelier);
+    const text = canonicalJson(proof);
+    const at = text.indexOf('"seed":"seed-b"') + '"seed":"seed-'.length;
+    const tampered = `${text.slice(0, at)}c${text.slice(at + 1)}`;
+    expect(tampered.length).toBe(text.length);
+    const page = await open("/verify");
+    const r = await pasteAndVerify(page, tampered);
+    expect(r.verdict, r.text).toBe("invalid");
+    expect(r.steps.at(-1)).toEqual(["canonical_form", "false"]);
+    expect(r.text).toContain("card_hash is not SHA-256");
+
+    const rehashed = JSON.parse(tampered) as ProofBundle;
+    rehashed.card_hash = sha256Tagged(canonicalJson(rehashed.card));
+    const r2 = await pasteAndVerify(page, JSON.stringify(rehashed));
+    expect(r2.verdict, r2.text).toBe("invalid");
+    expect(r2.steps.at(-1)).toEqual(["signature", "false"]);
+    expect(r2.text).toContain("Ed25519 signature does not verify");
+    await page.close();
+  });
+
+  it("a proof signed by a key ScoreIA does not publish is an unknown key", async () => {
+    const proof = await proofOf(s.cards.chrono);
+    const { privateKey } = generateKeyPairSync("ed25519");
+    const pub = createPublicKey(privateKey);
+    const keyId = keyIdOf(pub);
+    const signedAt = proof.signature.signed_at;
+    const forged: ProofBundle = {
+      ...proof,
+      key: { ...proof.key, key_id: keyId, public_key: rawPublicKey(pub).toString("base64url") },
+      signature: {
+        ...proof.signature,
+        key_id: keyId,
+        sig: sign(null, statementBytes(proof.card_hash, keyId, signedAt), privateKey).toString("base64url"),
+      },
+    };
+    const page = await open("/verify");
+    const r = await pasteAndVerify(page, JSON.stringify(forged, null, 2));
+    expect(r.verdict, r.text).toBe("unknown_key");
+    expect(r.text).toContain(keyId);
+    expect(r.steps.at(-1)).toEqual(["key", "false"]);
+    await page.close();
+  });
+
+  it("says pending and unsigned historical for cards without a native proof, and refuses non-JSON", async () => {
+    const page = await open(`/verify?card=${s.cards.pending}`);
+    expect((await verdictOf(page)).verdict).toBe("pending_signature");
+    await page.fill("#card-id", s.cards.historicalSia);
+    await page.click("#form-id button[type=submit]");
+    expect((await verdictOf(page)).verdict).toBe("unsigned_historical");
+    const r = await pasteAndVerify(page, "{not json");
+    expect(r.verdict).toBe("invalid");
+    await page.close();
+  });
+
+  it("the browser's RFC 8785 matches the RFC vectors and the server byte for byte", async () => {
+    const page = await open("/verify");
+    const names = readdirSync(new URL("input/", JCS_DIR)).filter((f) => f.endsWith(".json"));
+    expect(names.length).toBeGreaterThanOrEqual(6);
+    const inputs = names.map((n) => readFileSync(new URL(`input/${n}`, JCS_DIR), "utf8"));
+    const proof = await proofOf(s.cards.xss);
+    const out = (await page.evaluate(
+      inPage(
+        `const { canonicalize } = await import("/assets/jcs.js");
+        const [texts, proofText] = args;
+        let refused = 0;
+        for (const bad of [{ a: "x\\uD800" }, { "\\uDC00": 1 }, [Number.NaN], { u: undefined }, [() => 1]]) {
+          try { canonicalize(bad); } catch { refused++; }
+        }
+        return {
+          vectors: texts.map((t) => canonicalize(JSON.parse(t))),
+          proof: canonicalize(JSON.parse(proofText)),
+          refused,
+        };`,
+        [inputs, JSON.stringify(proof)],
+      ),
+    )) as { vectors: string[]; proof: string; refused: number };
+    names.forEach((n, i) => {
+      expect(
+        Buffer.from(out.vectors[i] as string, "utf8").equals(readFileSync(new URL(`output/${n}`, JCS_DIR))),
+        n,
+      ).toBe(true);
+    });
+    expect(out.proof).toBe(canonicalJson(proof));
+    expect(out.refused).toBe(5);
+    await page.close();
+  });
+
+  it("agrees with the server's verifier, verdict and failure code, on tampered proofs", async () => {
+    const proof = await proofOf(s.cards.chrono);
+    const keys = ((await (await s.get("/.well-known/scoreia-keys.json")).json()) as { keys: never[] }).keys;
+    // biome-ignore lint/suspicious/noExplicitAny: mutations reach into arbitrary JSON on purpose
+    type Json = any;
+    const mutate = (f: (p: Json) => void) => {
+      const copy = structuredClone(proof) as Json;
+      f(copy);
+      return copy;
+    };
+    const cases: Array<[string, unknown]> = [
+      ["as served", proof],
+      ["extra field", mutate((p) => (p.extra = 1))],
+      ["wrong proof_version", mutate((p) => (p.proof_version = "scoreia-proof/0.1"))],
+      ["card hash", mutate((p) => (p.card_hash = `sha256:${"0".repeat(64)}`))],
+      ["key mismatch", mutate((p) => (p.key.not_before = "2001-01-01T00:00:00.000Z"))],
+      ["pre-rotation key record", mutate((p) => (p.key.not_after = null))],
+      ["sig not canonical", mutate((p) => (p.signature.sig = `${p.signature.sig}=`))],
+      ["sig flipped", mutate((p) => (p.signature.sig = `A${p.signature.sig.slice(1)}`))],
+      ["signed_at format", mutate((p) => (p.signature.signed_at = p.signature.signed_at.replace(".000Z", "Z")))],
+      ["replay event dropped", mutate((p) => p.replay.events.splice(1, 1))],
+      ["replay extra field", mutate((p) => (p.replay.events[0].note = "x"))],
+      ["replay head", mutate((p) => (p.replay.head = `sha256:${"1".repeat(64)}`))],
+      ["replay other card", mutate((p) => (p.replay.card_id = s.cards.atelier))],
+      ["manifest", mutate((p) => (p.manifest.generation = "999"))],
+      ["not an object", mutate((p) => (p.card = [1]))],
+    ];
+    const page = await open("/verify");
+    const browser = (await page.evaluate(
+      inPage(
+        `const { verifyProof } = await import("/assets/verify-proof.js");
+        const [list, trusted, toolsets] = args;
+        const out = [];
+        for (const [, bundle] of list) {
+          const r = await verifyProof(bundle, trusted, toolsets);
+          out.push([r.verdict, r.code ?? null, r.steps.length]);
+        }
+        return out;`,
+        [cases, keys, known],
+      ),
+    )) as Array<[string, string | null, number]>;
+    cases.forEach(([name, bundle], i) => {
+      const server = verifyProof(bundle, keys, known);
+      expect(browser[i], name).toEqual([server.verdict, server.code ?? null, server.steps.length]);
+    });
+    expect(browser[0]?.[0]).toBe("valid");
+    expect(browser[5]?.[0]).toBe("valid");
+    await page.close();
+  });
+});
+
+describe("pages for people, in Chromium", () => {
+  it("the registry lists the cards with links, and no participant markup runs", async () => {
+    const page = await open("/");
+    await expect.poll(() => page.locator(`a[href="/cards/${s.cards.xss}"]`).count()).toBe(1);
+    const text = await page.locator("main").textContent();
+    expect(text).toContain(s.cards.chrono);
+    expect(text).toContain(XSS.model_claim);
+    expect(await page.evaluate("typeof window.__xss")).toBe("undefined");
+    expect(await page.locator("#xss").count()).toBe(0);
+    await page.selectOption("#f-suite", "chambre-atelier-v0");
+    await page.click("form.filters button[type=submit]");
+    await page.waitForURL(/suite=chambre-atelier-v0/);
+    const rows = await page.locator("tbody tr").count();
+    expect(rows).toBe(1);
+    expect(await page.locator("tbody").textContent()).toContain(s.cards.atelier);
+    await page.close();
+  });
+
+  it("a card page shows the four identity layers separately and the observed client apart", async () => {
+    const page = await open(`/cards/${s.cards.xss}`);
+    expect(await page.locator("h1").textContent()).toContain(s.cards.xss);
+    const layers = page.locator("ol.layers > li.layer");
+    expect(await layers.count()).toBe(4);
+    expect(await layers.evaluateAll((ls) => ls.map((l) => l.getAttribute("data-layer")))).toEqual([
+      "Declared model",
+      "Product",
+      "Declared host",
+      "Assurance",
+    ]);
+    expect(await layers.nth(0).locator(".value").textContent()).toBe(XSS.model_claim);
+    expect(await layers.nth(1).locator(".value").textContent()).toBe("gpt-5.6-sol");
+    expect(await layers.nth(2).locator(".value").textContent()).toBe(XSS.host);
+    expect(await layers.nth(3).locator(".value").textContent()).toBe("participant_claimed");
+    const observed = page.locator("[data-observed-client]");
+    expect(await observed.textContent()).toContain("vitest-client");
+    expect(await layers.allInnerTexts()).not.toContainEqual(expect.stringContaining("vitest-client"));
+    const main = await page.locator("main").textContent();
+    expect(main).toContain(XSS.seed);
+    expect(await page.evaluate("typeof window.__xss")).toBe("undefined");
+    for (const href of [
+      `/proofs/${s.cards.xss}.json`,
+      `/replays/public/${s.cards.xss}.json`,
+      `/verify/${s.cards.xss}.json`,
+    ]) {
+      expect(await page.locator(`a[href="${href}"]`).count(), href).toBe(1);
+    }
+    await page.click(`a[href="/verify?card=${s.cards.xss}"]`);
+    expect((await verdictOf(page)).verdict).toBe("valid");
+    await page.close();
+  });
+
+  it("the Codex renders subjects × suites × channels with not measured cells", async () => {
+    const page = await open("/codex");
+    const table = page.locator("main table");
+    expect(await table.locator("thead").textContent()).toContain("chambre-atelier-v0");
+    const body = await table.locator("tbody").textContent();
+    expect(body).toContain("claude-x");
+    expect(body).toContain(XSS.model_claim);
+    expect(body).toContain("not measured");
+    expect(await page.locator("td.empty").count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("Let my AI in shows this server's MCP URL; no page raised an error or a CSP violation", async () => {
+    const page = await open("/let-my-ai-in");
+    expect(await page.locator("[data-mcp-url]").textContent()).toBe(`${s.base}/mcp`);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+});
