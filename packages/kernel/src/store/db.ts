@@ -1,5 +1,5 @@
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, type Migration, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 
 export type DialectName = "sqlite" | "postgres";
@@ -37,8 +37,34 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma("synchronous = NORMAL");
   raw.pragma("foreign_keys = ON");
   raw.pragma("busy_timeout = 5000");
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(raw) }) });
   return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs about as much as running a
+ * small statement. This hands it back the statement prepared earlier for the same SQL text
+ * (Kysely binds the values on each run), bounded LRU. A statement still being iterated by a
+ * stream is never handed out twice: that one call gets a fresh statement.
+ */
+function statementCache(raw: BetterSqlite3.Database, max = 256): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(text: string) {
+      const hit = cache.get(text);
+      if (hit) {
+        if (hit.busy) return raw.prepare(text);
+        cache.delete(text);
+        cache.set(text, hit);
+        return hit;
+      }
+      const stmt = raw.prepare(text);
+      cache.set(text, stmt);
+      if (cache.size > max) cache.delete(cache.keys().next().value as string);
+      return stmt;
+    },
+  };
 }
 
 /**
@@ -124,5 +150,5 @@ export async function migrate<DB>(
   }
 }
 
-export type { Kysely, Transaction } from "kysely";
+export type { Generated, Kysely, Transaction } from "kysely";
 export { sql };
