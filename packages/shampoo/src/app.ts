@@ -1,0 +1,72 @@
+import {
+  type Clock,
+  type Database,
+  type McpServerOptions,
+  migrate,
+  openDatabase,
+  type SessionInfo,
+  systemClock,
+  ToolRegistry,
+} from "kernel";
+import { type Caller, localCaller } from "./access/caller.ts";
+import type { ShampooCtx } from "./context.ts";
+import { taskTools } from "./domains/tasks/tools.ts";
+import { type ShampooDB, shampooMigrations } from "./store/schema.ts";
+import { formatRejection, type ShampooTool } from "./tooling.ts";
+
+export const SERVER_NAME = "shampoo";
+export const SERVER_VERSION = "0.1.0";
+
+export const INSTRUCTIONS =
+  "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
+
+/** Every SHAMPOO tool, in catalog order per category. */
+export const TOOLS: ShampooTool[] = [...taskTools];
+
+/** SHAMPOO's request limits: generous for batches, still bounded. */
+export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };
+
+export interface ShampooOptions {
+  db: string;
+  pgSchema?: string;
+  clock?: Clock;
+  /** Resolves the caller of each call; default: the local all-powerful principal (stdio use). */
+  resolveCaller?(session: SessionInfo): Caller;
+}
+
+export interface Shampoo {
+  database: Database<ShampooDB>;
+  mcp: McpServerOptions<ShampooCtx>;
+  registry: ToolRegistry<ShampooCtx>;
+  close(): Promise<void>;
+}
+
+export async function migrateShampoo(database: Database<ShampooDB>): Promise<void> {
+  await migrate(database, "shampoo_migrations", shampooMigrations);
+}
+
+export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
+  const database = await openDatabase<ShampooDB>(opts.db, opts.pgSchema ? { pgSchema: opts.pgSchema } : {});
+  await migrateShampoo(database);
+  return shampooOn(database, opts);
+}
+
+/** Wires registry and MCP options over an open, migrated database. */
+export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptions, "db"> = {}): Shampoo {
+  const clock = opts.clock ?? systemClock;
+  const resolve = opts.resolveCaller ?? (() => localCaller());
+  const registry = new ToolRegistry<ShampooCtx>({ tools: TOOLS, limits: LIMITS, formatRejection });
+  const mcp: McpServerOptions<ShampooCtx> = {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    instructions: INSTRUCTIONS,
+    registry,
+    context: (session) => ({
+      caller: resolve(session),
+      source: { tool: "", session: session.sessionId },
+      clock,
+      database,
+    }),
+  };
+  return { database, mcp, registry, close: () => database.close() };
+}

@@ -1,0 +1,12 @@
+import type { Clock, Database } from "kernel";
+import type { Caller } from "./access/caller.ts";
+import type { Source } from "./store/history.ts";
+import type { ShampooDB } from "./store/schema.ts";
+
+/** Everything a SHAMPOO tool handler gets: who calls, from where, the clock and the store. */
+export interface ShampooCtx {
+  caller: Caller;
+  source: Source;
+  clock: Clock;
+  database: Database<ShampooDB>;
+}

@@ -1,0 +1,31 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { assignTask } from "../service.ts";
+
+export const assign_task = tool({
+  name: "assign_task",
+  title: "Assign a task or note",
+  description:
+    "Sets who should do a task or note. Assignment is a coordination hint only: the assignee value is stored verbatim and grants nothing, while the calling principal is recorded alongside as shared_by. Empty or omitted assignee unassigns, clearing both.",
+  inputSchema: input(
+    {
+      task_id: { type: "string", description: "UUID of the task to assign (required)." },
+      assignee: {
+        type: "string",
+        maxLength: 200,
+        description: "Who should do it (free-form). Empty or omitted unassigns.",
+      },
+    },
+    ["task_id"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["task_id", "assignee", "shared_by"],
+    properties: {
+      task_id: { type: "string" },
+      assignee: { type: ["string", "null"] },
+      shared_by: { type: ["string", "null"] },
+    },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (a, ctx) => assignTask(ctx, a),
+});

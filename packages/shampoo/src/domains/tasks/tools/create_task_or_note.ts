@@ -1,0 +1,46 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { P } from "../schemas.ts";
+import { createTaskOrNote } from "../service.ts";
+
+export const create_task_or_note = tool({
+  name: "create_task_or_note",
+  title: "Create a task or note",
+  description:
+    "Creates one task or note. The everyday write entry point: a task is actionable work tracked to done, a note is durable long-form content. New tasks start not_started. Untagged (no project) content needs the untagged grant. assignee is accepted but not stored at creation: use assign_task afterwards.",
+  inputSchema: input(
+    {
+      title: { ...P.title, description: "Task title (required)." },
+      assignee: {
+        type: "string",
+        maxLength: 200,
+        description: "Accepted but not stored at creation; use assign_task.",
+      },
+      description: { ...P.text, description: "Primary task/note body and main long-form content." },
+      due_date: { type: "string", description: "YYYY-MM-DD format or empty to skip." },
+      notes: { ...P.text, description: "Secondary/internal notes or machine-readable metadata." },
+      parent_id: { type: "string", description: "UUID of parent task (for subtasks)." },
+      priority: { ...P.priority, description: "low | medium | high | critical." },
+      project: { ...P.project, description: "Project tag for grouping." },
+      recurring: {
+        type: "string",
+        description: 'JSON config for recurrence (e.g. \'{"every":"week","day":"monday"}\').',
+      },
+      reminder_at: { type: "string", description: "ISO datetime for reminder (e.g. '2026-03-15T14:00:00')." },
+      section: { ...P.section, description: "inbox | today | next | someday | waiting." },
+      type: { ...P.type, description: "task | note." },
+    },
+    ["title"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["task_id", "title", "type", "status"],
+    properties: {
+      task_id: { type: "string" },
+      title: { type: "string" },
+      type: { type: "string" },
+      status: { const: "not_started" },
+    },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: (a, ctx) => createTaskOrNote(ctx, a),
+});

@@ -1,0 +1,151 @@
+import { type DialectName, type Generated, type Kysely, sql } from "kernel";
+
+/** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
+export interface HistoryRow {
+  seq: Generated<number>;
+  event_id: string;
+  profile: string;
+  principal: string;
+  role: string;
+  session_id: string | null;
+  /** Per-profile logical clock: strictly increasing within a profile. */
+  clock: number;
+  at: string;
+  entity_kind: string;
+  entity_id: string;
+  action: string;
+  old_json: string | null;
+  new_json: string | null;
+  payload_json: string | null;
+  parent_event_id: string | null;
+  /** Where the mutation came from: {tool, session, request}. */
+  source_json: string;
+}
+
+export interface TaskRow {
+  id: string;
+  profile: string;
+  project: string | null;
+  title: string;
+  title_norm: string;
+  type: string;
+  status: string;
+  priority: string;
+  section: string;
+  description: string | null;
+  notes: string | null;
+  due_date: string | null;
+  parent_id: string | null;
+  recurring: string | null;
+  reminder_at: string | null;
+  assignee: string | null;
+  shared_by: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  last_event_id: string;
+}
+
+export interface ClockRow {
+  profile: string;
+  clock: number;
+}
+
+export interface ShampooDB {
+  shampoo_history: HistoryRow;
+  shampoo_tasks: TaskRow;
+  shampoo_clocks: ClockRow;
+}
+
+type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
+
+export const shampooMigrations: Record<string, Up> = {
+  async "001_history_and_tasks"(db, dialect) {
+    let history = db.schema.createTable("shampoo_history");
+    history =
+      dialect === "postgres"
+        ? history.addColumn("seq", "bigserial", (c) => c.primaryKey())
+        : history.addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement());
+    await history
+      .addColumn("event_id", "text", (c) => c.notNull().unique())
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("principal", "text", (c) => c.notNull())
+      .addColumn("role", "text", (c) => c.notNull())
+      .addColumn("session_id", "text")
+      .addColumn("clock", "bigint", (c) => c.notNull())
+      .addColumn("at", "text", (c) => c.notNull())
+      .addColumn("entity_kind", "text", (c) => c.notNull())
+      .addColumn("entity_id", "text", (c) => c.notNull())
+      .addColumn("action", "text", (c) => c.notNull())
+      .addColumn("old_json", "text")
+      .addColumn("new_json", "text")
+      .addColumn("payload_json", "text")
+      .addColumn("parent_event_id", "text")
+      .addColumn("source_json", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("shampoo_history_entity").on("shampoo_history").columns(["entity_id", "seq"]).execute();
+    await db.schema
+      .createTable("shampoo_clocks")
+      .addColumn("profile", "text", (c) => c.primaryKey())
+      .addColumn("clock", "bigint", (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable("shampoo_tasks")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("project", "text")
+      .addColumn("title", "text", (c) => c.notNull())
+      .addColumn("title_norm", "text", (c) => c.notNull())
+      .addColumn("type", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("priority", "text", (c) => c.notNull())
+      .addColumn("section", "text", (c) => c.notNull())
+      .addColumn("description", "text")
+      .addColumn("notes", "text")
+      .addColumn("due_date", "text")
+      .addColumn("parent_id", "text")
+      .addColumn("recurring", "text")
+      .addColumn("reminder_at", "text")
+      .addColumn("assignee", "text")
+      .addColumn("shared_by", "text")
+      .addColumn("created_by", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("updated_at", "text", (c) => c.notNull())
+      .addColumn("last_event_id", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_tasks_scope")
+      .on("shampoo_tasks")
+      .columns(["profile", "project", "status"])
+      .execute();
+    await db.schema
+      .createIndex("shampoo_tasks_title")
+      .on("shampoo_tasks")
+      .columns(["profile", "title_norm", "project"])
+      .execute();
+    await db.schema.createIndex("shampoo_tasks_due").on("shampoo_tasks").columns(["profile", "due_date"]).execute();
+
+    // Full-text search differs per engine: FTS5 (external content, kept in sync by triggers) on
+    // SQLite, a generated tsvector with a GIN index on PostgreSQL.
+    if (dialect === "sqlite") {
+      await sql`CREATE VIRTUAL TABLE shampoo_tasks_fts USING fts5(title, description, notes, project, content='shampoo_tasks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')`.execute(
+        db,
+      );
+      await sql`CREATE TRIGGER shampoo_tasks_ai AFTER INSERT ON shampoo_tasks BEGIN
+        INSERT INTO shampoo_tasks_fts(rowid, title, description, notes, project) VALUES (new.rowid, new.title, new.description, new.notes, new.project);
+      END`.execute(db);
+      await sql`CREATE TRIGGER shampoo_tasks_au AFTER UPDATE ON shampoo_tasks BEGIN
+        INSERT INTO shampoo_tasks_fts(shampoo_tasks_fts, rowid, title, description, notes, project) VALUES ('delete', old.rowid, old.title, old.description, old.notes, old.project);
+        INSERT INTO shampoo_tasks_fts(rowid, title, description, notes, project) VALUES (new.rowid, new.title, new.description, new.notes, new.project);
+      END`.execute(db);
+    } else {
+      await sql`ALTER TABLE shampoo_tasks ADD COLUMN search tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple', coalesce(title, '')), 'A') ||
+        setweight(to_tsvector('simple', coalesce(description, '')), 'B') ||
+        setweight(to_tsvector('simple', coalesce(notes, '') || ' ' || coalesce(project, '')), 'C')
+      ) STORED`.execute(db);
+      await sql`CREATE INDEX shampoo_tasks_search ON shampoo_tasks USING gin (search)`.execute(db);
+    }
+  },
+};
