@@ -144,7 +144,7 @@ export class CardRegistry {
       .select(["chamber_attempts.handle", "chamber_attempts.replay_salt", "chamber_cards.card_version"])
       .where("chamber_cards.card_id", "=", cardId)
       .executeTakeFirst();
-    if (!card || card.card_version !== "0.2") return null;
+    if (card?.card_version !== "0.2") return null;
     const events = await this.database.db
       .selectFrom("chamber_events")
       .selectAll()
@@ -172,7 +172,7 @@ export class CardRegistry {
   /** The native proof bundle: card, its signature and key, the suite manifest, the replay. */
   async proof(cardId: string): Promise<ProofBundle | null> {
     const stored = await this.get(cardId);
-    if (!stored || stored.card_version !== "0.2" || !stored.signature) return null;
+    if (stored?.card_version !== "0.2" || !stored.signature) return null;
     const key = (await this.keys()).find((k) => k.key_id === stored.signature?.key_id);
     const suiteRef = stored.card.suite as { id: string; generation: string };
     const suite = SUITES[suiteRef.id];
