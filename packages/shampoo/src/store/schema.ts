@@ -51,15 +51,20 @@ export interface ClockRow {
   clock: number;
 }
 
-export interface ShampooDB {
+/**
+ * The foundation's tables. Each later domain declares its own tables and migrations in
+ * domains/<area>/schema.ts (type-only imports from here, so no runtime cycle); ShampooDB and
+ * shampooMigrations at the end of this file are the union of them all.
+ */
+export interface FoundationDB {
   shampoo_history: HistoryRow;
   shampoo_tasks: TaskRow;
   shampoo_clocks: ClockRow;
 }
 
-type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
+export type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
 
-export const shampooMigrations: Record<string, Up> = {
+const foundationMigrations: Record<string, Up> = {
   async "001_history_and_tasks"(db, dialect) {
     let history = db.schema.createTable("shampoo_history");
     history =
@@ -148,4 +153,12 @@ export const shampooMigrations: Record<string, Up> = {
       await sql`CREATE INDEX shampoo_tasks_search ON shampoo_tasks USING gin (search)`.execute(db);
     }
   },
+};
+
+/** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */
+export type ShampooDB = FoundationDB;
+
+/** Every migration, run in name order ("001_…", "002_…"). A domain adds `...<area>Migrations`. */
+export const shampooMigrations: Record<string, Up> = {
+  ...foundationMigrations,
 };
