@@ -2,10 +2,11 @@
  * CLI test support: the real `scoreia` binary in child processes (node packages/scoreia/bin/scoreia.mjs).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { BIN, ROOT } from "../e2e/support.ts";
 
 export interface RunResult {
@@ -15,8 +16,16 @@ export interface RunResult {
 }
 
 let scratch: string | undefined;
+// One scratch data dir per test file, removed after the file's tests.
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
 function scratchDataDir(): string {
-  scratch ??= mkdtempSync(join(tmpdir(), "scoreia-cli-default-"));
+  if (!scratch) {
+    const dir = mkdtempSync(join(tmpdir(), "scoreia-cli-default-"));
+    scratch = dir;
+  }
   return scratch;
 }
 
