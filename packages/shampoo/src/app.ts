@@ -10,6 +10,9 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
+import { graphTools } from "./domains/graph/tools.ts";
+import { linkTools } from "./domains/links/tools.ts";
+import { sessionTools } from "./domains/sessions/tools.ts";
 import { taskTools } from "./domains/tasks/tools.ts";
 import { type ShampooDB, shampooMigrations } from "./store/schema.ts";
 import { formatRejection, type ShampooTool } from "./tooling.ts";
@@ -21,7 +24,7 @@ export const INSTRUCTIONS =
   "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
 
 /** Every SHAMPOO tool, in catalog order per category. */
-export const TOOLS: ShampooTool[] = [...taskTools];
+export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools];
 
 /** SHAMPOO's request limits: generous for batches, still bounded. */
 export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };

@@ -150,5 +150,5 @@ export async function migrate<DB>(
   }
 }
 
-export type { Generated, Kysely, Transaction } from "kysely";
+export type { Generated, Kysely, RawBuilder, Transaction } from "kysely";
 export { sql };

@@ -1,4 +1,4 @@
-import { DomainError } from "kernel";
+import { DomainError, type RawBuilder, sql } from "kernel";
 
 /**
  * Who is calling. One `Caller` is resolved per call (stdio: from the command line or config;
@@ -80,4 +80,18 @@ export function scopeOf(caller: Caller): Scope {
 /** Generic denial for writes outside the grants (never says whether the project exists). */
 export function scopeDenied(): DomainError {
   return new DomainError("scope_denied", "Project not in scope", { error_type: "scope" });
+}
+
+/**
+ * The project part of a scope as one SQL condition on `column` (default `project`): named
+ * projects granted (or any named project with star), and NULL only with the untagged grant.
+ * Every domain's scoped queries use this one rule; the profile is filtered beside it.
+ */
+export function projectCondition(scope: Scope, column = "project"): RawBuilder<boolean> {
+  const col = sql.ref(column);
+  const ors: RawBuilder<boolean>[] = [];
+  if (scope.projects === null) ors.push(sql<boolean>`${col} IS NOT NULL`);
+  else if (scope.projects.length > 0) ors.push(sql<boolean>`${col} IN (${sql.join(scope.projects)})`);
+  if (scope.untagged) ors.push(sql<boolean>`${col} IS NULL`);
+  return ors.length > 0 ? sql<boolean>`(${sql.join(ors, sql` OR `)})` : sql<boolean>`1 = 0`;
 }

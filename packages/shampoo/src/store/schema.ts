@@ -1,4 +1,7 @@
 import { type DialectName, type Generated, type Kysely, sql } from "kernel";
+import { type GraphDB, graphMigrations } from "../domains/graph/schema.ts";
+import { type LinksDB, linksMigrations } from "../domains/links/schema.ts";
+import { type SessionsDB, sessionsMigrations } from "../domains/sessions/schema.ts";
 
 /** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
 export interface HistoryRow {
@@ -156,9 +159,12 @@ const foundationMigrations: Record<string, Up> = {
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */
-export type ShampooDB = FoundationDB;
+export type ShampooDB = FoundationDB & LinksDB & SessionsDB & GraphDB;
 
 /** Every migration, run in name order ("001_…", "002_…"). A domain adds `...<area>Migrations`. */
 export const shampooMigrations: Record<string, Up> = {
   ...foundationMigrations,
+  ...linksMigrations,
+  ...sessionsMigrations,
+  ...graphMigrations,
 };

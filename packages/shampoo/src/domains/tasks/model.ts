@@ -33,10 +33,21 @@ export function checkDate(field: string, v: string): string {
 /** ISO 8601 date-time (seconds and offset optional), e.g. 2026-03-15T14:00:00 or …Z / …+02:00. */
 export function checkDateTime(field: string, v: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/.exec(v);
-  if (!m) throw invalid(`${field} must be an ISO date-time like 2026-03-15T14:00:00, got ${JSON.stringify(v)}`);
-  checkDate(field, m[1] as string);
-  if (Number(m[2]) > 23 || Number(m[3]) > 59 || Number(m[4] ?? 0) > 59)
-    throw invalid(`${field} has an impossible time`);
+  const bad = () => invalid(`${field} must be an ISO date-time like 2026-03-15T14:00:00, got ${JSON.stringify(v)}`);
+  if (!m) throw bad();
+  try {
+    checkDate(field, m[1] as string);
+  } catch {
+    throw bad();
+  }
+  const off = /^[+-](\d{2}):(\d{2})$/.exec(m[5] ?? "");
+  if (
+    Number(m[2]) > 23 ||
+    Number(m[3]) > 59 ||
+    Number(m[4] ?? 0) > 59 ||
+    (off && (Number(off[1]) > 23 || Number(off[2]) > 59))
+  )
+    throw invalid(`${field} has an impossible time, got ${JSON.stringify(v)}`);
   return v;
 }
 

@@ -1,95 +1,168 @@
 import { randomUUID } from "node:crypto";
-import { iso } from "kernel";
+import { iso, type Transaction } from "kernel";
 import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import { recordEvent } from "../../store/history.ts";
-import type { TaskRow } from "../../store/schema.ts";
+import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 import { invalid, notFound } from "../../tooling.ts";
-import { CLEAR, checkDate, checkDateTime, checkRecurring, isUuid, normalizeTitle, taskView } from "./model.ts";
-import { getTask, insertTask, updateTaskRow } from "./store.ts";
+import { discoverLinks } from "../links/service.ts";
+import {
+  CLEAR,
+  checkDate,
+  checkDateTime,
+  checkRecurring,
+  FINISHED,
+  isUuid,
+  normalizeTitle,
+  PRIORITIES,
+  PRIORITY_RANK,
+  taskView,
+  today,
+} from "./model.ts";
+import { getTask, insertTask, lockNoteKey, lockParentLinks, parentOf, scoped, updateTaskRow } from "./store.ts";
 
 /**
  * Task and note rules. Every write runs in one transaction with its history event (the
- * canonical mutation path): the change and its audit record commit or fail together.
+ * canonical mutation path): the change and its audit record commit or fail together. Pure
+ * shape checks (dates, recurrence, enums, "No fields to update") run before anything is read,
+ * so they answer the same whether or not the target exists.
  */
 
-const lock = (ctx: ShampooCtx) => (ctx.database.dialect === "postgres" ? "postgres" : false) as "postgres" | false;
+type Trx = Transaction<ShampooDB>;
 
-/** Validates and resolves a parent: visible to the caller, never the task itself or its descendant. */
-async function checkParent(
-  ctx: ShampooCtx,
-  trx: Parameters<typeof getTask>[0],
-  parentId: string,
-  selfId?: string,
-): Promise<void> {
+const isPg = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
+const lock = (ctx: ShampooCtx) => (isPg(ctx) ? "postgres" : false) as "postgres" | false;
+const DAY_MS = 86_400_000;
+/** Earliest instant an ISO timestamp column can hold as fixed-width text (year 0001). */
+const EARLIEST_MS = Date.parse("0001-01-01T00:00:00.000Z");
+
+/** A non-empty string argument, or undefined (absent and "" are both "not given"). */
+function given(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+/**
+ * A parent must be visible to the caller (otherwise: Task not found, same as missing). For an
+ * existing task, the parent must not be the task itself or one of its descendants: the chain is
+ * walked inside the profile regardless of grants, since a cycle through content the caller
+ * cannot see is still a cycle.
+ */
+async function checkParent(ctx: ShampooCtx, trx: Trx, parentId: string, selfId?: string): Promise<void> {
   if (!isUuid(parentId)) throw notFound("Task");
-  const scope = scopeOf(ctx.caller);
-  let cursor: string | null = parentId;
-  for (let depth = 0; cursor !== null; depth++) {
+  if (!(await getTask(trx, scopeOf(ctx.caller), parentId))) throw notFound("Task");
+  if (selfId === undefined) return; // a new task has no descendants
+  const seen = new Set<string>();
+  let cursor: string | null | undefined = parentId;
+  while (cursor) {
     if (cursor === selfId) throw invalid("parent_id would make a cycle");
-    if (depth > 64) throw invalid("parent chain is deeper than 64");
-    const row: TaskRow | undefined = await getTask(trx, scope, cursor);
-    if (!row) {
-      if (depth === 0) throw notFound("Task");
-      break; // an ancestor beyond the caller's sight: the chain stops there
-    }
-    cursor = row.parent_id;
+    if (seen.has(cursor)) break; // an older cycle elsewhere in the chain: not this task's
+    seen.add(cursor);
+    cursor = await parentOf(trx, ctx.caller.profile, cursor);
   }
+}
+
+/** A fresh row with the creation defaults; callers override what they were given. */
+function newRow(ctx: ShampooCtx, now: number, f: Partial<TaskRow> & { title: string }): TaskRow {
+  return {
+    id: randomUUID(),
+    profile: ctx.caller.profile,
+    project: null,
+    title_norm: normalizeTitle(f.title),
+    type: "task",
+    status: "not_started",
+    priority: "medium",
+    section: "inbox",
+    description: null,
+    notes: null,
+    due_date: null,
+    parent_id: null,
+    recurring: null,
+    reminder_at: null,
+    assignee: null,
+    shared_by: null,
+    created_by: ctx.caller.principal,
+    created_at: iso(now),
+    updated_at: iso(now),
+    last_event_id: "",
+    ...f,
+  };
+}
+
+/** A change to any of these may mention an entity: link discovery runs again. */
+const DISCOVERY_FIELDS = ["title", "description", "notes", "project"] as const;
+
+/** Inserts a new row with its "create" event. */
+async function createRow(ctx: ShampooCtx, trx: Trx, now: number, row: TaskRow, payload: unknown): Promise<void> {
+  row.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
+    entityKind: "task",
+    entityId: row.id,
+    action: "create",
+    old: null,
+    new: taskView(row),
+    payload,
+  });
+  await insertTask(trx, row);
+  // Auto-discovered task-entity links ride the same transaction (docs/shampoo-sessions-links.md).
+  await discoverLinks(ctx, trx, row.id);
+}
+
+/** Applies `set` to an existing row with its event; returns the event id. */
+async function changeRow(
+  ctx: ShampooCtx,
+  trx: Trx,
+  now: number,
+  old: TaskRow,
+  set: Partial<TaskRow>,
+  action: string,
+  payload: unknown,
+): Promise<string> {
+  const change: Partial<TaskRow> = { ...set, updated_at: iso(now) };
+  const eventId = await recordEvent(trx, ctx.caller, ctx.source, now, {
+    entityKind: "task",
+    entityId: old.id,
+    action,
+    old: taskView(old),
+    new: taskView({ ...old, ...change }),
+    payload,
+    parentEventId: old.last_event_id,
+  });
+  await updateTaskRow(trx, old.id, { ...change, last_event_id: eventId });
+  if (DISCOVERY_FIELDS.some((f) => f in set)) await discoverLinks(ctx, trx, old.id);
+  return eventId;
 }
 
 export async function createTaskOrNote(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const title = String(a.title ?? "").trim();
   if (!title) throw invalid("title must not be blank");
   const project = projectValue(a.project);
+  const due = given(a.due_date) === undefined ? null : checkDate("due_date", a.due_date as string);
+  const reminder = given(a.reminder_at) === undefined ? null : checkDateTime("reminder_at", a.reminder_at as string);
+  const recurring = given(a.recurring) === undefined ? null : checkRecurring(a.recurring as string);
+  const parent = given(a.parent_id) ?? null;
   if (!canWrite(ctx.caller, project)) throw scopeDenied();
-  const due = typeof a.due_date === "string" && a.due_date !== "" ? checkDate("due_date", a.due_date) : null;
-  const reminder =
-    typeof a.reminder_at === "string" && a.reminder_at !== "" ? checkDateTime("reminder_at", a.reminder_at) : null;
-  const recurring = typeof a.recurring === "string" && a.recurring !== "" ? checkRecurring(a.recurring) : null;
   const now = ctx.clock.now();
   return ctx.database.db.transaction().execute(async (trx) => {
-    const parent = typeof a.parent_id === "string" && a.parent_id !== "" ? a.parent_id : null;
     if (parent) await checkParent(ctx, trx, parent);
-    const id = randomUUID();
-    const row: TaskRow = {
-      id,
-      profile: ctx.caller.profile,
+    const row = newRow(ctx, now, {
       project,
       title,
-      title_norm: normalizeTitle(title),
-      type: (a.type as string | undefined) ?? "task",
-      status: "not_started",
-      priority: (a.priority as string | undefined) ?? "medium",
-      section: (a.section as string | undefined) ?? "inbox",
-      description: (a.description as string | undefined) || null,
-      notes: (a.notes as string | undefined) || null,
+      type: given(a.type) ?? "task",
+      priority: given(a.priority) ?? "medium",
+      section: given(a.section) ?? "inbox",
+      description: given(a.description) ?? null,
+      notes: given(a.notes) ?? null,
       due_date: due,
       parent_id: parent,
       recurring,
       reminder_at: reminder,
       // assignee is accepted but not stored at creation (catalog: use assign_task, which records shared_by)
-      assignee: null,
-      shared_by: null,
-      created_by: ctx.caller.principal,
-      created_at: iso(now),
-      updated_at: iso(now),
-      last_event_id: "",
-    };
-    row.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
-      entityKind: "task",
-      entityId: id,
-      action: "create",
-      old: null,
-      new: taskView(row),
-      payload: a,
     });
-    await insertTask(trx, row);
-    return { task_id: id, title, type: row.type, status: row.status };
+    await createRow(ctx, trx, now, row, a);
+    return { task_id: row.id, title, type: row.type, status: row.status };
   });
 }
 
-/** Fields update_task may change, and which accept CLEAR. */
-const CLEARABLE = new Set(["due_date", "notes", "parent_id", "project", "recurring", "reminder_at"]);
+/** Fields update_task may change, in the order `fields` reports them, and which accept CLEAR. */
 const UPDATABLE = [
   "title",
   "description",
@@ -103,73 +176,65 @@ const UPDATABLE = [
   "section",
   "status",
   "type",
-];
+] as const;
+export const CLEARABLE: ReadonlySet<string> = new Set([
+  "due_date",
+  "notes",
+  "parent_id",
+  "project",
+  "recurring",
+  "reminder_at",
+]);
 
 export async function updateTask(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const id = String(a.task_id);
+  // Shape first: every value is checked before the task is looked up.
+  const set: Partial<TaskRow> = {};
+  for (const field of UPDATABLE) {
+    const value = given(a[field]);
+    if (value === undefined) continue; // absent and empty strings are ignored
+    if (value === CLEAR) {
+      if (!CLEARABLE.has(field))
+        throw invalid(`${field} cannot be CLEARed (CLEAR applies to ${[...CLEARABLE].join(", ")})`);
+      (set as Record<string, unknown>)[field] = null;
+      continue;
+    }
+    switch (field) {
+      case "title":
+        if (!value.trim()) continue; // a blank title is an empty value: ignored
+        set.title = value.trim();
+        set.title_norm = normalizeTitle(value);
+        break;
+      case "due_date":
+        set.due_date = checkDate("due_date", value);
+        break;
+      case "reminder_at":
+        set.reminder_at = checkDateTime("reminder_at", value);
+        break;
+      case "recurring":
+        set.recurring = checkRecurring(value);
+        break;
+      case "project":
+        set.project = projectValue(value);
+        break;
+      default:
+        (set as Record<string, unknown>)[field] = value;
+    }
+  }
+  const fields = Object.keys(set).filter((f) => f !== "title_norm");
+  if (fields.length === 0) throw invalid("No fields to update");
   const scope = scopeOf(ctx.caller);
   const now = ctx.clock.now();
   return ctx.database.db.transaction().execute(async (trx) => {
     const old = isUuid(id) ? await getTask(trx, scope, id, lock(ctx)) : undefined;
     if (!old) throw notFound("Task");
-    const set: Partial<TaskRow> = {};
-    for (const field of UPDATABLE) {
-      const v = a[field];
-      if (v === undefined || v === "") continue; // empty strings are ignored
-      const value = String(v);
-      if (value === CLEAR) {
-        if (!CLEARABLE.has(field)) throw invalid(`${field} cannot be CLEARed`);
-        if (field === "project") {
-          if (!canWrite(ctx.caller, null)) throw scopeDenied();
-          set.project = null;
-        } else {
-          (set as Record<string, unknown>)[field] = null;
-        }
-        continue;
-      }
-      switch (field) {
-        case "title":
-          if (!value.trim()) continue;
-          set.title = value.trim();
-          set.title_norm = normalizeTitle(value);
-          break;
-        case "due_date":
-          set.due_date = checkDate("due_date", value);
-          break;
-        case "reminder_at":
-          set.reminder_at = checkDateTime("reminder_at", value);
-          break;
-        case "recurring":
-          set.recurring = checkRecurring(value);
-          break;
-        case "parent_id":
-          await checkParent(ctx, trx, value, id);
-          set.parent_id = value;
-          break;
-        case "project": {
-          const p = projectValue(value);
-          if (!canWrite(ctx.caller, p)) throw scopeDenied();
-          set.project = p;
-          break;
-        }
-        default:
-          (set as Record<string, unknown>)[field] = value;
-      }
+    // Moves are grant-checked at the destination: a named project, or untagged (CLEAR).
+    if ("project" in set && !canWrite(ctx.caller, set.project ?? null)) throw scopeDenied();
+    if (set.parent_id) {
+      if (isPg(ctx)) await lockParentLinks(trx, ctx.caller.profile);
+      await checkParent(ctx, trx, set.parent_id, id);
     }
-    const fields = Object.keys(set).filter((f) => f !== "title_norm");
-    if (fields.length === 0) throw invalid("No fields to update");
-    set.updated_at = iso(now);
-    const next: TaskRow = { ...old, ...set };
-    set.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
-      entityKind: "task",
-      entityId: id,
-      action: "update",
-      old: taskView(old),
-      new: taskView(next),
-      payload: a,
-      parentEventId: old.last_event_id,
-    });
-    await updateTaskRow(trx, id, set);
+    await changeRow(ctx, trx, now, old, set, "update", a);
     return { updated: id, fields: [...fields, "updated_at"] };
   });
 }
@@ -183,22 +248,171 @@ export async function assignTask(ctx: ShampooCtx, a: Record<string, unknown>): P
   return ctx.database.db.transaction().execute(async (trx) => {
     const old = isUuid(id) ? await getTask(trx, scopeOf(ctx.caller), id, lock(ctx)) : undefined;
     if (!old) throw notFound("Task");
-    const next: TaskRow = { ...old, assignee, shared_by: sharedBy, updated_at: iso(now) };
-    const eventId = await recordEvent(trx, ctx.caller, ctx.source, now, {
-      entityKind: "task",
-      entityId: id,
-      action: assignee === null ? "unassign" : "assign",
-      old: taskView(old),
-      new: taskView(next),
-      payload: a,
-      parentEventId: old.last_event_id,
-    });
-    await updateTaskRow(trx, id, {
-      assignee,
-      shared_by: sharedBy,
-      updated_at: next.updated_at,
-      last_event_id: eventId,
-    });
+    await changeRow(
+      ctx,
+      trx,
+      now,
+      old,
+      { assignee, shared_by: sharedBy },
+      assignee === null ? "unassign" : "assign",
+      a,
+    );
     return { task_id: id, assignee, shared_by: sharedBy };
+  });
+}
+
+export const MATCHED_ON = "normalized_title_project";
+
+/**
+ * Creates a note, or updates the note with the same normalized title in the same project.
+ * Convergence: on PostgreSQL an advisory transaction lock on (profile, normalized title,
+ * project) serialises concurrent upserts of one key, so they cannot both miss and both create;
+ * SQLite runs one writer at a time. Matching considers notes in every status (the no-delete
+ * invariant keeps one identity; upsert never changes status), live ones first, then the oldest.
+ * A matched note whose supplied fields already hold those values is left untouched (action
+ * existing, no event), so replays record nothing.
+ */
+export async function upsertNoteByTitleProject(
+  ctx: ShampooCtx,
+  a: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const title = String(a.title ?? "").trim();
+  if (!title) throw invalid("title must not be blank");
+  const titleNorm = normalizeTitle(title);
+  const project = projectValue(a.project);
+  const supplied: Partial<Pick<TaskRow, "description" | "notes" | "section" | "priority">> = {};
+  for (const f of ["description", "notes", "section", "priority"] as const) {
+    const v = given(a[f]);
+    if (v !== undefined) supplied[f] = v;
+  }
+  const updateIfFound = a.update_if_found !== false;
+  if (!canWrite(ctx.caller, project)) throw scopeDenied();
+  const now = ctx.clock.now();
+  return ctx.database.db.transaction().execute(async (trx) => {
+    if (isPg(ctx)) await lockNoteKey(trx, ctx.caller.profile, titleNorm, project);
+    let q = scoped(trx, scopeOf(ctx.caller))
+      .selectAll()
+      .where("type", "=", "note")
+      .where("title_norm", "=", titleNorm)
+      .where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)))
+      .orderBy((eb) =>
+        eb
+          .case()
+          .when("status", "in", [...FINISHED])
+          .then(1)
+          .else(0)
+          .end(),
+      )
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(1);
+    if (isPg(ctx)) q = q.forUpdate();
+    const found = await q.executeTakeFirst();
+    if (found) {
+      const base = { task_id: found.id, title: found.title, type: "note" };
+      const changed = Object.keys(supplied).filter(
+        (f) => supplied[f as keyof typeof supplied] !== found[f as keyof TaskRow],
+      ) as (keyof typeof supplied)[];
+      if (!updateIfFound || changed.length === 0) return { ...base, action: "existing", matched_on: MATCHED_ON };
+      const set: Partial<TaskRow> = {};
+      for (const f of changed) set[f] = supplied[f] as string;
+      await changeRow(ctx, trx, now, found, set, "update", a);
+      return { ...base, action: "updated", fields: [...changed, "updated_at"], matched_on: MATCHED_ON };
+    }
+    const row = newRow(ctx, now, {
+      project,
+      title,
+      type: "note",
+      section: supplied.section ?? "next",
+      priority: supplied.priority ?? "medium",
+      description: supplied.description ?? null,
+      notes: supplied.notes ?? null,
+    });
+    await createRow(ctx, trx, now, row, a);
+    return {
+      task_id: row.id,
+      title,
+      type: "note",
+      status: row.status,
+      action: "created",
+      matched_on: MATCHED_ON,
+    };
+  });
+}
+
+export const DEFAULT_ARCHIVE_DAYS = 7;
+
+/**
+ * Moves done tasks (type task) whose last update is strictly older than `older_than_days` days
+ * to archived, each with its own event, all in one transaction. Candidates are locked on
+ * PostgreSQL (FOR UPDATE re-checks the WHERE after waiting), so concurrent sweeps never archive
+ * a task twice and a task reopened meanwhile is skipped.
+ */
+export async function archiveDoneTasks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const days = a.older_than_days === undefined ? DEFAULT_ARCHIVE_DAYS : Number(a.older_than_days);
+  if (!Number.isInteger(days) || days < 0) throw invalid("older_than_days must be a non-negative integer");
+  const now = ctx.clock.now();
+  const cutoffMs = now - days * DAY_MS;
+  // A threshold reaching back before year 1 cannot match any timestamp.
+  if (!(cutoffMs > EARLIEST_MS)) return { archived: 0, threshold_days: days };
+  const cutoff = iso(cutoffMs);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    let q = scoped(trx, scopeOf(ctx.caller))
+      .selectAll()
+      .where("type", "=", "task")
+      .where("status", "=", "done")
+      .where("updated_at", "<", cutoff)
+      .orderBy("created_at")
+      .orderBy("id");
+    if (isPg(ctx)) q = q.forUpdate();
+    const rows = await q.execute();
+    for (const old of rows) {
+      await changeRow(ctx, trx, now, old, { status: "archived" }, "archive", { older_than_days: days, cutoff });
+    }
+    return { archived: rows.length, threshold_days: days };
+  });
+}
+
+export const DEFAULT_BUMP_TARGET = "high";
+export const BOTTOM_RUNG_MESSAGE =
+  "No lower priorities to bump: low is the bottom rung, so nothing can be raised to it";
+
+/**
+ * Raises past-due (due_date before today, UTC, by the injected clock) live tasks (type task,
+ * not done/archived/cancelled) strictly below the target to the target, each with its own
+ * event, all in one transaction; rows are locked on PostgreSQL as in archiveDoneTasks.
+ */
+export async function bumpOverduePriority(
+  ctx: ShampooCtx,
+  a: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const target = a.target_priority === undefined ? DEFAULT_BUMP_TARGET : String(a.target_priority);
+  if (!(PRIORITIES as readonly string[]).includes(target)) {
+    throw invalid(`Invalid priority: ${JSON.stringify(target)} (use ${PRIORITIES.join(", ")})`);
+  }
+  const rank = PRIORITY_RANK[target] as number;
+  const lower = PRIORITIES.filter((p) => (PRIORITY_RANK[p] as number) < rank);
+  if (lower.length === 0) return { bumped: 0, target_priority: target, message: BOTTOM_RUNG_MESSAGE };
+  const now = ctx.clock.now();
+  const day = today(now);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    let q = scoped(trx, scopeOf(ctx.caller))
+      .selectAll()
+      .where("type", "=", "task")
+      .where("status", "not in", [...FINISHED])
+      .where("due_date", "is not", null)
+      .where("due_date", "<", day)
+      .where("priority", "in", lower)
+      .orderBy("due_date")
+      .orderBy("id");
+    if (isPg(ctx)) q = q.forUpdate();
+    const rows = await q.execute();
+    for (const old of rows) {
+      await changeRow(ctx, trx, now, old, { priority: target }, "bump_priority", {
+        target_priority: target,
+        today: day,
+      });
+    }
+    return { bumped: rows.length, target_priority: target };
   });
 }

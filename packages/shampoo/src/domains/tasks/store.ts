@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kernel";
-import type { Scope } from "../../access/caller.ts";
+import { projectCondition, type Scope } from "../../access/caller.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 
 /**
@@ -11,16 +11,7 @@ type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
 
 /** WHERE profile = … AND (project IN grants OR (star AND project IS NOT NULL) OR (untagged AND project IS NULL)). */
 export function scoped(db: Db, scope: Scope) {
-  return db
-    .selectFrom("shampoo_tasks")
-    .where("profile", "=", scope.profile)
-    .where((eb) => {
-      const ors = [];
-      if (scope.projects === null) ors.push(eb("project", "is not", null));
-      else if (scope.projects.length > 0) ors.push(eb("project", "in", scope.projects));
-      if (scope.untagged) ors.push(eb("project", "is", null));
-      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-    });
+  return db.selectFrom("shampoo_tasks").where("profile", "=", scope.profile).where(projectCondition(scope));
 }
 
 /** One visible task. `lockForUpdate` takes a row lock on PostgreSQL (SQLite serialises writers). */
@@ -33,6 +24,46 @@ export async function getTask(
   let q = scoped(db, scope).selectAll().where("id", "=", id);
   if (lockForUpdate === "postgres") q = q.forUpdate();
   return q.executeTakeFirst();
+}
+
+/**
+ * The parent of a task inside the profile, whatever its project: cycle checks must follow the
+ * whole chain, including links through content the caller cannot see. Never returned to callers.
+ */
+export async function parentOf(db: Db, profile: string, id: string): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom("shampoo_tasks")
+    .select("parent_id")
+    .where("profile", "=", profile)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.parent_id;
+}
+
+/**
+ * Serialises upserts of one (profile, normalized title, project) key on PostgreSQL for the rest
+ * of the transaction: two concurrent upserts cannot both miss and both create. A hash collision
+ * only serialises two unrelated keys. SQLite needs nothing: it runs one writer at a time, and a
+ * deferred transaction whose read went stale cannot commit a write (SQLITE_BUSY_SNAPSHOT).
+ */
+export async function lockNoteKey(
+  trx: Transaction<ShampooDB>,
+  profile: string,
+  titleNorm: string,
+  project: string | null,
+): Promise<void> {
+  const key = JSON.stringify(["note", profile, titleNorm, project]);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/**
+ * Serialises parent-link changes within a profile on PostgreSQL for the rest of the
+ * transaction, so two concurrent re-parentings (A under B, B under A) cannot both pass the
+ * cycle walk. Re-parenting is rare; other writes never take this lock.
+ */
+export async function lockParentLinks(trx: Transaction<ShampooDB>, profile: string): Promise<void> {
+  const key = JSON.stringify(["parent-links", profile]);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
 
 export async function insertTask(trx: Transaction<ShampooDB>, row: TaskRow): Promise<void> {

@@ -1,0 +1,2 @@
+import { STOPWORDS } from "../src/domains/graph/model.ts";
+console.log(STOPWORDS.size);

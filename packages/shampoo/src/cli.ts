@@ -1,0 +1,287 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import envPaths from "env-paths";
+import type { SessionInfo } from "kernel";
+import type { Caller } from "./access/caller.ts";
+import {
+  authenticateBearer,
+  ConfigError,
+  callerFromFlags,
+  describeCaller,
+  hasCallerFlags,
+  loadConfig,
+  type ShampooConfig,
+} from "./access/config.ts";
+
+// The MCP server, the HTTP transport and the database drivers load only when serving
+// (import("kernel"), import("./app.ts")): --help and usage errors answer at once.
+
+const DEFAULT_PORT = 8421;
+
+const HELP = `shampoo — SHAMPOO: shared, durable memory and coordination for agents (MCP)
+
+Usage:
+  shampoo serve [--db PATH|postgres://…] [--data-dir DIR] [caller]
+      Serve SHAMPOO over MCP on stdio (for an MCP host to launch). No configuration needed:
+      the caller is the local principal "local" — conductor, every named project and the
+      untagged enclave, profile "default". [caller] narrows or renames it:
+        --principal NAME   who calls (default local)
+        --role R           agent | conductor (default conductor)
+        --grants LIST      comma-separated projects; "" (or an empty item, a,,b) is the
+                           untagged enclave; * is every named project (default *,"")
+        --profile P        the data boundary: nothing crosses profiles (default default)
+      or, with --config FILE, --principal NAME picks that entry of the file.
+  shampoo serve --http [--port N] [--host ADDR] --config FILE [--db …] [--data-dir DIR]
+      Serve Streamable HTTP at http://127.0.0.1:N/mcp (default port ${DEFAULT_PORT}). Every request
+      must carry Authorization: Bearer <token> of a principal in FILE, else 401; that principal
+      is the caller of the request's tool calls.
+  shampoo serve --http --insecure-local [caller] [--port N] [--db …]
+      No authentication: every request is the command-line caller (default: local). Only on a
+      loopback --host (127.0.0.1, ::1, localhost); anyone on this machine can connect.
+  shampoo --help
+
+Options:
+  --db          SQLite file (default: ${defaultDb()}) or a postgres:// URL;
+                postgres://…/db?schema=NAME keeps the tables in schema NAME (created if missing)
+  --data-dir    where the default database lives (default: $SHAMPOO_DATA_DIR or ${dataDir()})
+  --config      JSON: {"principals":[{"token":"…","principal":"alice","role":"agent",
+                "grants":["shared-ops",""],"profile":"default"}]} — token 16..512 characters
+                of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
+                refuse the file. Keep it mode 0600.
+  --port        HTTP port (0 picks a free one)
+  --host        HTTP bind address (default 127.0.0.1)
+
+Exit codes: 0 done, 1 failed (e.g. database unreachable), 2 usage or configuration error.
+`;
+
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Options each command accepts (besides --help). */
+const ACCEPTS: Record<string, string[]> = {
+  serve: [
+    "http",
+    "port",
+    "host",
+    "db",
+    "data-dir",
+    "config",
+    "insecure-local",
+    "principal",
+    "role",
+    "grants",
+    "profile",
+  ],
+};
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+function dataDir(override?: string): string {
+  return override ?? process.env.SHAMPOO_DATA_DIR ?? envPaths("shampoo", { suffix: "" }).data;
+}
+
+function defaultDb(dir?: string): string {
+  return join(dataDir(dir), "shampoo.db");
+}
+
+class UsageError extends Error {}
+
+type Values = ReturnType<typeof parse>["values"];
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    process.stderr.write(`shampoo: ${(e as Error).message}\n\n${HELP}`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  const cmd = positionals[0];
+  if (values.help || !cmd) {
+    process.stdout.write(HELP);
+    return cmd || values.help ? EXIT.ok : EXIT.usage;
+  }
+  const accepts = ACCEPTS[cmd];
+  if (!accepts) {
+    process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP}`);
+    return EXIT.usage;
+  }
+  if (positionals.length > 1) {
+    process.stderr.write(`shampoo ${cmd}: unexpected argument ${positionals[1]} (see shampoo --help)\n`);
+    return EXIT.usage;
+  }
+  const stray = Object.keys(values).find((k) => k !== "help" && !accepts.includes(k));
+  if (stray) {
+    process.stderr.write(`shampoo ${cmd}: --${stray} does not apply here (see shampoo --help)\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await serve(values);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      process.stderr.write(`shampoo ${cmd}: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      http: { type: "boolean" },
+      port: { type: "string" },
+      host: { type: "string" },
+      db: { type: "string" },
+      "data-dir": { type: "string" },
+      config: { type: "string" },
+      "insecure-local": { type: "boolean" },
+      principal: { type: "string" },
+      role: { type: "string" },
+      grants: { type: "string" },
+      profile: { type: "string" },
+    },
+  });
+}
+
+/**
+ * How callers are resolved, decided before anything opens:
+ * - stdio: one caller for the whole process, from the flags or a --config entry (else local);
+ * - HTTP with --config: per request, from its bearer token (authenticate → session.auth);
+ * - HTTP with --insecure-local: no authentication, everyone is the command-line caller.
+ */
+type Access =
+  | { kind: "stdio"; caller: Caller; config?: ShampooConfig }
+  | { kind: "tokens"; config: ShampooConfig }
+  | { kind: "insecure-local"; caller: Caller };
+
+function decideAccess(values: Values): Access {
+  const flags = { principal: values.principal, role: values.role, grants: values.grants, profile: values.profile };
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
+  if (!values.http) {
+    if (values["insecure-local"]) throw new UsageError("--insecure-local goes with --http (stdio needs no token)");
+    if (values.port !== undefined || values.host !== undefined) throw new UsageError("--port and --host need --http");
+    return { kind: "stdio", caller: callerFromFlags(flags, config), ...(config ? { config } : {}) };
+  }
+  if (config) {
+    if (values["insecure-local"]) {
+      throw new UsageError("--config and --insecure-local contradict each other: tokens, or no authentication");
+    }
+    if (hasCallerFlags(flags)) {
+      throw new UsageError(
+        "over HTTP with --config the caller of each request is its bearer token's principal; drop --principal/--role/--grants/--profile",
+      );
+    }
+    return { kind: "tokens", config };
+  }
+  if (!values["insecure-local"]) {
+    throw new UsageError(
+      "--http needs --config FILE (bearer tokens per principal), or --insecure-local to let every local " +
+        "connection act as the command-line caller without authentication",
+    );
+  }
+  const host = values.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host)) {
+    throw new UsageError(`--insecure-local serves loopback only; --host ${host} would open it to the network`);
+  }
+  return { kind: "insecure-local", caller: callerFromFlags(flags) };
+}
+
+async function serve(values: Values): Promise<number> {
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (values.http && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  }
+  const access = decideAccess(values);
+  for (const w of (access.kind === "insecure-local" ? undefined : access.config)?.warnings ?? []) {
+    process.stderr.write(`shampoo: warning: ${w}\n`);
+  }
+  let db = values.db;
+  if (db === undefined) {
+    const dir = dataDir(values["data-dir"]);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    db = join(dir, "shampoo.db");
+  }
+
+  const { openShampoo, LIMITS } = await import("./app.ts");
+  const { serveHttp, serveStdio } = await import("kernel");
+  const resolveCaller =
+    access.kind === "tokens"
+      ? (session: SessionInfo): Caller => {
+          // authenticate() put the caller there; a request without it never reaches a tool (401).
+          const caller = session.auth?.extra?.caller as Caller | undefined;
+          if (!caller) throw new Error("no authenticated caller on this request");
+          return caller;
+        }
+      : () => access.caller;
+  let shampoo: Awaited<ReturnType<typeof openShampoo>>;
+  try {
+    shampoo = await openShampoo({ db, resolveCaller });
+  } catch (e) {
+    process.stderr.write(`shampoo serve: cannot open ${db}: ${(e as Error).message}\n`);
+    return EXIT.failed;
+  }
+  const location = shampoo.database.location;
+
+  if (values.http) {
+    const http = await serveHttp({
+      mcp: shampoo.mcp,
+      host: values.host ?? "127.0.0.1",
+      port,
+      maxRequestBytes: LIMITS.maxRequestBytes,
+      ...(access.kind === "tokens"
+        ? {
+            authenticate: (req) => {
+              const p = authenticateBearer(access.config, req.headers.authorization);
+              return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
+            },
+          }
+        : {}),
+    });
+    const who =
+      access.kind === "tokens"
+        ? `callers: ${access.config.principals.length} principal(s) from ${access.config.source}, by bearer token ` +
+          `(${[...new Set(access.config.principals.map((p) => p.caller.principal))].join(", ")})`
+        : `callers: NO AUTHENTICATION (--insecure-local): every connection is ${describeCaller(access.caller)}`;
+    const entry =
+      access.kind === "tokens"
+        ? `{ "url": "${http.url}", "headers": { "Authorization": "Bearer <token>" } }`
+        : `{ "url": "${http.url}" }`;
+    process.stdout.write(
+      `SHAMPOO listening\n` +
+        `  MCP (Streamable HTTP): ${http.url}\n` +
+        `  database: ${location}\n` +
+        `  ${who}\n` +
+        `Connect an MCP host, e.g. add to its config:\n` +
+        `  { "mcpServers": { "shampoo": ${entry} } }\n` +
+        `or launch over stdio: { "command": "npx", "args": ["shampoo", "serve"] }\n`,
+    );
+    await waitForSignal();
+    await http.close();
+  } else {
+    const caller = (access as Extract<Access, { kind: "stdio" }>).caller;
+    process.stderr.write(`shampoo: serving MCP over stdio; database ${location}; caller ${describeCaller(caller)}\n`);
+    const s = await serveStdio(shampoo.mcp);
+    await new Promise<void>((resolve) => {
+      process.stdin.once("end", resolve);
+      process.stdin.once("close", resolve);
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await s.close();
+  }
+  await shampoo.close();
+  return EXIT.ok;
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+}

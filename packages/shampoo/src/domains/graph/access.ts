@@ -1,0 +1,29 @@
+import { iso } from "kernel";
+import type { ShampooCtx } from "../../context.ts";
+
+/**
+ * The best-effort access note of knowledge-graph reads (open_nodes, read_graph, search_nodes).
+ * One append-only row per read call in shampoo_graph_access: who read which entities, when,
+ * through which tool. It is written after the read has produced its result, in its own
+ * statement (never in the read's transaction), and any failure is swallowed: the note can
+ * never fail, delay with an error, or change what the read returns. It is telemetry, not
+ * history: reads are not mutations, so they never touch shampoo_history or the profile clock.
+ */
+export async function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): Promise<void> {
+  try {
+    await ctx.database.db
+      .insertInto("shampoo_graph_access")
+      .values({
+        profile: ctx.caller.profile,
+        principal: ctx.caller.principal,
+        session_id: ctx.source.session ?? null,
+        tool,
+        at: iso(ctx.clock.now()),
+        entity_ids: JSON.stringify(entityIds),
+      })
+      .execute();
+  } catch {
+    // Best effort by contract: a full disk, a locked database or a missing table loses the note,
+    // never the read.
+  }
+}

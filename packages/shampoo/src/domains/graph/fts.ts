@@ -1,0 +1,257 @@
+import { type DialectName, sql } from "kernel";
+import { fold } from "./model.ts";
+import { PG_ENTITY_DOC, pgFold } from "./schema.ts";
+import { type Db, type GraphScope, visibleSql } from "./store.ts";
+
+/**
+ * The search queries of the knowledge graph, one adapter per engine (see schema.ts for the
+ * indexes). Scope is part of every query's WHERE clause, so foreign rows never leave the
+ * database. User text never reaches a query language as syntax: terms are word characters
+ * only (model.ts parseQuery) and are quoted on top of that.
+ *
+ * Retrieval never ranks in the database (bm25 / ts_rank cost one row lookup per match, so a
+ * common term would cost in proportion to its frequency): each probe streams at most `limit`
+ * matches — newest first on SQLite (FTS5 walks its index in descending rowid order), in index
+ * order on PostgreSQL — and search.ts ranks that bounded pool.
+ */
+
+/** How many characters of an observation a search reads first (see `refills`). */
+export const HEAD_CHARS = 500;
+
+export interface EntityHit {
+  id: string;
+  name: string;
+  name_norm: string;
+  entity_type: string;
+  project: string | null;
+  alias_text: string;
+}
+
+export interface ObservationHit extends Omit<EntityHit, "id"> {
+  obs_id: string;
+  entity_id: string;
+  ord: number;
+  head: string;
+  len: number;
+}
+
+/**
+ * One full-text probe: the terms that must all match (AND; one term is the per-term probe),
+ * the spellings of each, and the term that may match as a prefix.
+ */
+export interface Probe {
+  terms: string[];
+  forms: Record<string, string[]>;
+  prefix: string | null;
+}
+
+/** An FTS5 MATCH expression: each term quoted, the prefix term starred, AND-ed. */
+export function fts5Expr(p: Probe): string {
+  return p.terms.map((t) => `"${t.replaceAll('"', '""')}"${t === p.prefix ? "*" : ""}`).join(" AND ");
+}
+
+/** A to_tsquery text: per term its spellings OR-ed (the prefix term with :*), terms AND-ed. */
+export function tsqueryExpr(p: Probe): string {
+  const lexeme = (x: string, star: boolean) =>
+    `'${x.replaceAll("\\", "\\\\").replaceAll("'", "''")}'${star ? ":*" : ""}`;
+  return p.terms.map((t) => `(${(p.forms[t] ?? [t]).map((f) => lexeme(f, t === p.prefix)).join(" | ")})`).join(" & ");
+}
+
+const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");
+
+/**
+ * Live visible entities whose name, aliases or type match the probe, newest first, at most
+ * `limit`. Matches are streamed in index order and never ranked in the database: the cost is
+ * bounded by `limit`, not by how common a term is (ranking happens on the small pool).
+ */
+export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, p: Probe, limit: number) {
+  if (dialect === "sqlite") {
+    const r = await sql<EntityHit>`
+      SELECT ${ENTITY_COLS}
+      FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
+      WHERE shampoo_entities_fts MATCH ${fts5Expr(p)} AND e.status = 'active' AND ${visibleSql("e", s)}
+      ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${limit}`.execute(db);
+    return r.rows;
+  }
+  const r = await sql<EntityHit>`
+    SELECT ${ENTITY_COLS}
+    FROM shampoo_entities e
+    WHERE e.search @@ to_tsquery('simple', ${tsqueryExpr(p)}) AND e.status = 'active' AND ${visibleSql("e", s)}
+    LIMIT ${limit}`.execute(db);
+  return r.rows;
+}
+
+/** Live observations of live visible entities that match the probe; as entityHits. */
+export async function observationHits(db: Db, dialect: DialectName, s: GraphScope, p: Probe, limit: number) {
+  const cols = sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head,
+    length(o.content) AS len, ${ENTITY_COLS}`;
+  const r =
+    dialect === "sqlite"
+      ? await sql<ObservationHit>`SELECT ${cols}
+          FROM shampoo_observations_fts
+          JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
+          JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE shampoo_observations_fts MATCH ${fts5Expr(p)}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
+          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${limit}`.execute(db)
+      : await sql<ObservationHit>`SELECT ${cols}
+          FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE o.search @@ to_tsquery('simple', ${tsqueryExpr(p)}) AND o.profile = ${s.profile}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
+          LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => ({ ...x, len: Number(x.len) }));
+}
+
+export interface HeadRow {
+  entity_id: string;
+  obs_id: string;
+  ord: number;
+  head: string;
+  len: number;
+}
+
+/**
+ * The first `n` live observations (heads) of each entity: per entity, an index-only probe of
+ * (entity_id, status, ord) picks the rows, so only those are read, however many an entity has.
+ */
+export async function firstObservations(
+  db: Db,
+  dialect: DialectName,
+  entityIds: string[],
+  n: number,
+): Promise<HeadRow[]> {
+  if (entityIds.length === 0) return [];
+  const cols = sql`o.entity_id, o.id AS obs_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head, length(o.content) AS len`;
+  const r =
+    dialect === "sqlite"
+      ? await sql<HeadRow>`SELECT ${cols} FROM json_each(${JSON.stringify(entityIds)}) j, shampoo_observations o
+          WHERE o.rid IN (SELECT o2.rid FROM shampoo_observations o2
+            WHERE o2.entity_id = j.value AND o2.status = 'active' ORDER BY o2.ord LIMIT ${n})
+          ORDER BY o.entity_id, o.ord`.execute(db)
+      : await sql<HeadRow>`SELECT ${cols} FROM unnest(${entityIds}::text[]) AS j(id)
+          CROSS JOIN LATERAL (SELECT * FROM shampoo_observations o2
+            WHERE o2.entity_id = j.id AND o2.status = 'active' ORDER BY o2.ord LIMIT ${n}) o
+          ORDER BY o.entity_id, o.ord`.execute(db);
+  return r.rows.map((x) => ({ ...x, len: Number(x.len) }));
+}
+
+/** Full texts of observations whose evidence lies past their head. */
+export async function fullTexts(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom("shampoo_observations").select(["id", "content"]).where("id", "in", ids).execute();
+  return new Map(rows.map((r) => [r.id, r.content]));
+}
+
+export interface NeighbourRow {
+  seed: string;
+  id: string;
+  name: string;
+  name_norm: string;
+  entity_type: string;
+  project: string | null;
+  alias_text: string;
+}
+
+/**
+ * Live visible entities one live relation away from the seeds (either direction), at most
+ * `limit`. Two keyed queries (edges by endpoint index, then entities by id), so no planner can
+ * turn it into a walk over all entities.
+ */
+export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: number): Promise<NeighbourRow[]> {
+  if (seeds.length === 0) return [];
+  const edges = await sql<{ seed: string; other: string }>`
+    SELECT r.from_id AS seed, r.to_id AS other FROM shampoo_relations r
+      WHERE r.from_id IN (${sql.join(seeds)}) AND r.status = 'active'
+    UNION
+    SELECT r.to_id AS seed, r.from_id AS other FROM shampoo_relations r
+      WHERE r.to_id IN (${sql.join(seeds)}) AND r.status = 'active'`.execute(db);
+  if (edges.rows.length === 0) return [];
+  const seedOf = new Map<string, string>();
+  for (const e of edges.rows) if (!seedOf.has(e.other)) seedOf.set(e.other, e.seed);
+  const others = [...seedOf.keys()].slice(0, 4 * limit);
+  const rows = await sql<EntityHit>`SELECT ${ENTITY_COLS} FROM shampoo_entities e
+    WHERE e.id IN (${sql.join(others)}) AND e.status = 'active' AND ${visibleSql("e", s)}
+    ORDER BY e.name, e.id LIMIT ${limit}`.execute(db);
+  return rows.rows.map((r) => ({ ...r, seed: seedOf.get(r.id) as string }));
+}
+
+// ------------------------------------------------------------------------------------------------
+// search_by_project: the substring pool of one project
+
+/** `%…%` LIKE pattern of a literal, with `\` as the escape character. */
+export function likeAny(text: string): string {
+  return `%${text.replaceAll("\\", "\\\\").replaceAll("%", "\\%").replaceAll("_", "\\_")}%`;
+}
+
+function projectIs(a: string, project: string | null) {
+  return project === null ? sql`${sql.ref(`${a}.project`)} IS NULL` : sql`${sql.ref(`${a}.project`)} = ${project}`;
+}
+
+/**
+ * Ids of live visible entities of one project whose name, aliases, type or a live observation
+ * contains one of the substrings (case- and accent-insensitive). SQLite answers from its trigram
+ * indexes when every substring has three characters or more (the trigram minimum) and scans
+ * the project with LIKE otherwise (ASCII case folding only there); PostgreSQL uses LIKE on the
+ * folded expressions, which its pg_trgm indexes accelerate where the extension is installed.
+ */
+export async function substringPool(
+  db: Db,
+  dialect: DialectName,
+  s: GraphScope,
+  project: string | null,
+  subs: string[],
+  limit: number,
+): Promise<string[]> {
+  const where = sql`e.status = 'active' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}`;
+  let entityRows: { id: string }[];
+  let obsRows: { id: string }[];
+  if (dialect === "sqlite" && subs.every((x) => [...x].length >= 3)) {
+    const match = subs.map((x) => `"${x.replaceAll('"', '""')}"`).join(" OR ");
+    entityRows = (
+      await sql<{ id: string }>`SELECT e.id FROM shampoo_entities_tri t JOIN shampoo_entities e ON e.rid = t.rowid
+        WHERE shampoo_entities_tri MATCH ${match} AND ${where} LIMIT ${limit}`.execute(db)
+    ).rows;
+    obsRows = (
+      await sql<{ id: string }>`SELECT DISTINCT e.id FROM shampoo_observations_tri t
+        JOIN shampoo_observations o ON o.rid = t.rowid JOIN shampoo_entities e ON e.id = o.entity_id
+        WHERE shampoo_observations_tri MATCH ${match} AND o.status = 'active' AND ${where} LIMIT ${limit}`.execute(db)
+    ).rows;
+  } else {
+    // SQLite LIKE folds ASCII case; PostgreSQL compares the folded, lowercased expressions that
+    // its trigram indexes are built on (schema.ts pgFold), with folded substrings.
+    const sqlite = dialect === "sqlite";
+    const esc = sql.raw(" ESCAPE '\\'");
+    const entityDoc = sql.raw(
+      sqlite ? "(e.name || char(10) || e.alias_text || char(10) || e.entity_type)" : pgFold(PG_ENTITY_DOC),
+    );
+    const obsDoc = sql.raw(sqlite ? "o.content" : pgFold("content"));
+    const pats = sqlite ? subs : [...new Set(subs.map(fold))];
+    const anyOf = (doc: typeof entityDoc) =>
+      sql.join(
+        pats.map((x) => sql`${doc} LIKE ${likeAny(x)}${esc}`),
+        sql` OR `,
+      );
+    entityRows = (
+      await sql<{ id: string }>`SELECT e.id FROM shampoo_entities e
+        WHERE e.profile = ${s.profile} AND (${anyOf(entityDoc)}) AND ${where} LIMIT ${limit}`.execute(db)
+    ).rows;
+    obsRows = (
+      await sql<{
+        id: string;
+      }>`SELECT DISTINCT e.id FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
+        WHERE e.profile = ${s.profile} AND o.status = 'active' AND (${anyOf(obsDoc)}) AND ${where}
+        LIMIT ${limit}`.execute(db)
+    ).rows;
+  }
+  const ids: string[] = [];
+  for (const r of [...entityRows, ...obsRows]) if (!ids.includes(r.id) && ids.length < limit) ids.push(r.id);
+  return ids;
+}
+
+/** The first `limit` live visible entities of a project by name (blank search_by_project). */
+export async function projectListing(db: Db, s: GraphScope, project: string | null, limit: number): Promise<string[]> {
+  const r = await sql<{ id: string }>`SELECT e.id FROM shampoo_entities e
+    WHERE e.profile = ${s.profile} AND e.status = 'active' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}
+    ORDER BY e.name, e.id LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => x.id);
+}

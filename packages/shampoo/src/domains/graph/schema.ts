@@ -1,0 +1,369 @@
+import { type Generated, sql } from "kernel";
+import type { Up } from "../../store/schema.ts";
+
+/**
+ * Knowledge-graph tables. Nothing is ever physically deleted: rows move active → voided with
+ * voided_at/voided_by stamps and revive by identity (same id) when re-created. Entity names are
+ * unique per profile (name_norm), across projects: a name resolves to one identity.
+ *
+ * Entities and observations also have an integer column `rid`, absent from the row types (it is
+ * generated and only raw search SQL uses it): on SQLite it is the rowid (INTEGER PRIMARY KEY),
+ * which the external-content FTS5 tables point at and which VACUUM never renumbers; on
+ * PostgreSQL it is a plain bigserial kept for the same table shape.
+ */
+export interface EntityRow {
+  id: string;
+  profile: string;
+  project: string | null;
+  name: string;
+  /** NFKC, trimmed, inner whitespace collapsed, lowercased: the identity key within a profile. */
+  name_norm: string;
+  entity_type: string;
+  /** The entity's aliases, one per line (search surface; the rows live in shampoo_aliases). */
+  alias_text: string;
+  /** shared: everyone with the project grant; private: its creator only (within the grant). */
+  visibility: "shared" | "private";
+  status: "active" | "voided";
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  voided_at: string | null;
+  voided_by: string | null;
+  last_event_id: string;
+}
+
+export interface ObservationRow {
+  id: string;
+  entity_id: string;
+  profile: string;
+  content: string;
+  /** sha256 hex of the content: duplicate text is the same observation identity. */
+  content_hash: string;
+  /** Order within the entity (creation order; a revived observation keeps its place). */
+  ord: number;
+  status: "active" | "voided";
+  created_at: string;
+  created_by: string;
+  voided_at: string | null;
+  voided_by: string | null;
+  last_event_id: string;
+}
+
+export interface RelationRow {
+  id: string;
+  profile: string;
+  from_id: string;
+  to_id: string;
+  relation_type: string;
+  status: "active" | "voided";
+  created_at: string;
+  created_by: string;
+  voided_at: string | null;
+  voided_by: string | null;
+  last_event_id: string;
+}
+
+export interface AliasRow {
+  id: string;
+  entity_id: string;
+  profile: string;
+  alias: string;
+  alias_norm: string;
+  /** No tool retires an alias yet; the column keeps the no-delete shape of the other tables. */
+  status: "active" | "voided";
+  created_at: string;
+  created_by: string;
+}
+
+/**
+ * The best-effort access note of knowledge-graph reads: append-only, written after the read in
+ * its own statement, and never allowed to fail or change the read (see access.ts).
+ */
+export interface GraphAccessRow {
+  seq: Generated<number>;
+  profile: string;
+  principal: string;
+  session_id: string | null;
+  tool: string;
+  at: string;
+  /** JSON array of the entity ids the read returned. */
+  entity_ids: string;
+}
+
+/** Rows as read back. */
+export type Entity = EntityRow;
+export type Observation = ObservationRow;
+
+export interface GraphDB {
+  shampoo_entities: EntityRow;
+  shampoo_observations: ObservationRow;
+  shampoo_relations: RelationRow;
+  shampoo_aliases: AliasRow;
+  shampoo_graph_access: GraphAccessRow;
+}
+
+export const graphMigrations: Record<string, Up> = {
+  async "002_graph"(db, dialect) {
+    const pg = dialect === "postgres";
+    let entities = db.schema.createTable("shampoo_entities");
+    entities = pg
+      ? entities
+          .addColumn("rid", "bigserial", (c) => c.notNull().unique())
+          .addColumn("id", "text", (c) => c.primaryKey())
+      : entities
+          .addColumn("rid", "integer", (c) => c.primaryKey())
+          .addColumn("id", "text", (c) => c.notNull().unique());
+    await entities
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("project", "text")
+      .addColumn("name", "text", (c) => c.notNull())
+      .addColumn("name_norm", "text", (c) => c.notNull())
+      .addColumn("entity_type", "text", (c) => c.notNull())
+      .addColumn("alias_text", "text", (c) => c.notNull().defaultTo(""))
+      .addColumn("visibility", "text", (c) => c.notNull().defaultTo("shared"))
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("created_by", "text", (c) => c.notNull())
+      .addColumn("updated_at", "text", (c) => c.notNull())
+      .addColumn("voided_at", "text")
+      .addColumn("voided_by", "text")
+      .addColumn("last_event_id", "text", (c) => c.notNull())
+      .execute();
+    // One identity per name in a profile, whatever its project or status.
+    await db.schema
+      .createIndex("shampoo_entities_name")
+      .on("shampoo_entities")
+      .columns(["profile", "name_norm"])
+      .unique()
+      .execute();
+    // read_graph pages in name order over the live entities of a profile.
+    await db.schema
+      .createIndex("shampoo_entities_page")
+      .on("shampoo_entities")
+      .columns(["profile", "status", "name"])
+      .execute();
+    // search_by_project, export and per-project listing.
+    await db.schema
+      .createIndex("shampoo_entities_project")
+      .on("shampoo_entities")
+      .columns(["profile", "project", "status", "name"])
+      .execute();
+
+    let observations = db.schema.createTable("shampoo_observations");
+    observations = pg
+      ? observations
+          .addColumn("rid", "bigserial", (c) => c.notNull().unique())
+          .addColumn("id", "text", (c) => c.primaryKey())
+      : observations
+          .addColumn("rid", "integer", (c) => c.primaryKey())
+          .addColumn("id", "text", (c) => c.notNull().unique());
+    await observations
+      .addColumn("entity_id", "text", (c) => c.notNull())
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("content", "text", (c) => c.notNull())
+      .addColumn("content_hash", "text", (c) => c.notNull())
+      .addColumn("ord", "integer", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("created_by", "text", (c) => c.notNull())
+      .addColumn("voided_at", "text")
+      .addColumn("voided_by", "text")
+      .addColumn("last_event_id", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_observations_identity")
+      .on("shampoo_observations")
+      .columns(["entity_id", "content_hash"])
+      .unique()
+      .execute();
+    await db.schema
+      .createIndex("shampoo_observations_order")
+      .on("shampoo_observations")
+      .columns(["entity_id", "status", "ord"])
+      .execute();
+
+    await db.schema
+      .createTable("shampoo_relations")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("from_id", "text", (c) => c.notNull())
+      .addColumn("to_id", "text", (c) => c.notNull())
+      .addColumn("relation_type", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("created_by", "text", (c) => c.notNull())
+      .addColumn("voided_at", "text")
+      .addColumn("voided_by", "text")
+      .addColumn("last_event_id", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_relations_triple")
+      .on("shampoo_relations")
+      .columns(["profile", "from_id", "to_id", "relation_type"])
+      .unique()
+      .execute();
+    await db.schema
+      .createIndex("shampoo_relations_from")
+      .on("shampoo_relations")
+      .columns(["from_id", "status"])
+      .execute();
+    await db.schema.createIndex("shampoo_relations_to").on("shampoo_relations").columns(["to_id", "status"]).execute();
+
+    await db.schema
+      .createTable("shampoo_aliases")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("entity_id", "text", (c) => c.notNull())
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("alias", "text", (c) => c.notNull())
+      .addColumn("alias_norm", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("created_by", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_aliases_identity")
+      .on("shampoo_aliases")
+      .columns(["entity_id", "alias_norm"])
+      .unique()
+      .execute();
+
+    let access = db.schema.createTable("shampoo_graph_access");
+    access = pg
+      ? access.addColumn("seq", "bigserial", (c) => c.primaryKey())
+      : access.addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement());
+    await access
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("principal", "text", (c) => c.notNull())
+      .addColumn("session_id", "text")
+      .addColumn("tool", "text", (c) => c.notNull())
+      .addColumn("at", "text", (c) => c.notNull())
+      .addColumn("entity_ids", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_graph_access_at")
+      .on("shampoo_graph_access")
+      .columns(["profile", "at"])
+      .execute();
+
+    if (dialect === "sqlite") await sqliteSearch(db);
+    else await postgresSearch(db);
+  },
+};
+
+/**
+ * SQLite: four external-content FTS5 tables kept in sync by triggers (so every write path,
+ * present or future, keeps them right), each O(1) per changed row.
+ * - word indexes (unicode61, diacritics folded) rank search_nodes with bm25;
+ * - trigram indexes give search_by_project its substring pool.
+ * Entity documents are name, aliases, type; an entity's FTS row only changes when one of those
+ * does (AFTER UPDATE OF …), not on every touch. Observation text never changes after insert.
+ */
+async function sqliteSearch(db: Parameters<Up>[0]): Promise<void> {
+  const words = "tokenize='unicode61 remove_diacritics 2'";
+  const tri = "tokenize='trigram remove_diacritics 1'";
+  const ent = "content='shampoo_entities', content_rowid='rid'";
+  const obs = "content='shampoo_observations', content_rowid='rid'";
+  await sql
+    .raw(`CREATE VIRTUAL TABLE shampoo_entities_fts USING fts5(name, alias_text, entity_type, ${ent}, ${words})`)
+    .execute(db);
+  await sql
+    .raw(`CREATE VIRTUAL TABLE shampoo_entities_tri USING fts5(name, alias_text, entity_type, ${ent}, ${tri})`)
+    .execute(db);
+  await sql.raw(`CREATE VIRTUAL TABLE shampoo_observations_fts USING fts5(content, ${obs}, ${words})`).execute(db);
+  await sql.raw(`CREATE VIRTUAL TABLE shampoo_observations_tri USING fts5(content, ${obs}, ${tri})`).execute(db);
+  for (const t of ["shampoo_entities_fts", "shampoo_entities_tri"]) {
+    await sql
+      .raw(`CREATE TRIGGER ${t}_ai AFTER INSERT ON shampoo_entities BEGIN
+        INSERT INTO ${t}(rowid, name, alias_text, entity_type) VALUES (new.rid, new.name, new.alias_text, new.entity_type);
+      END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${t}_au AFTER UPDATE OF name, alias_text, entity_type ON shampoo_entities BEGIN
+        INSERT INTO ${t}(${t}, rowid, name, alias_text, entity_type) VALUES ('delete', old.rid, old.name, old.alias_text, old.entity_type);
+        INSERT INTO ${t}(rowid, name, alias_text, entity_type) VALUES (new.rid, new.name, new.alias_text, new.entity_type);
+      END`)
+      .execute(db);
+  }
+  for (const t of ["shampoo_observations_fts", "shampoo_observations_tri"]) {
+    await sql
+      .raw(`CREATE TRIGGER ${t}_ai AFTER INSERT ON shampoo_observations BEGIN
+        INSERT INTO ${t}(rowid, content) VALUES (new.rid, new.content);
+      END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${t}_au AFTER UPDATE OF content ON shampoo_observations BEGIN
+        INSERT INTO ${t}(${t}, rowid, content) VALUES ('delete', old.rid, old.content);
+        INSERT INTO ${t}(rowid, content) VALUES (new.rid, new.content);
+      END`)
+      .execute(db);
+  }
+}
+
+/**
+ * Accent folding for PostgreSQL, which has no immutable unaccent built in: `translate()` with a
+ * map from every Latin letter with diacritics (U+00C0–U+024F, U+1E00–U+1EFF) whose canonical
+ * decomposition is an ASCII letter plus marks, to that letter — the same folding as model.ts
+ * fold() and SQLite's remove_diacritics. Canonical decompositions are frozen by Unicode's
+ * stability policy, so this map (and every index built on it) never changes.
+ */
+function foldMap(): { from: string; to: string } {
+  let from = "";
+  let to = "";
+  for (const [lo, hi] of [
+    [0xc0, 0x24f],
+    [0x1e00, 0x1eff],
+  ] as const) {
+    for (let cp = lo; cp <= hi; cp++) {
+      const ch = String.fromCodePoint(cp);
+      const base = ch.normalize("NFD").replace(/\p{M}/gu, "");
+      if (base !== ch && /^[A-Za-z]$/.test(base)) {
+        from += ch;
+        to += base;
+      }
+    }
+  }
+  return { from, to };
+}
+
+const FOLD = foldMap();
+
+/** The folded, lowercased SQL expression of a text column (PostgreSQL). */
+export function pgFold(col: string): string {
+  return `translate(lower(${col}), '${FOLD.from}', '${FOLD.to.toLowerCase()}')`;
+}
+
+/** The entity search document (PostgreSQL expression): name, aliases and type. */
+export const PG_ENTITY_DOC = "(name || E'\\n' || alias_text || E'\\n' || entity_type)";
+
+/**
+ * PostgreSQL: generated tsvector columns ('simple' configuration: lowercased words, no stemming,
+ * like the SQLite word index) with GIN indexes for search_nodes; entity documents weight name A,
+ * aliases B, type C. The substring pool of search_by_project is `ILIKE '%term%'`, which a
+ * pg_trgm GIN index accelerates when the extension can be had (trusted since PostgreSQL 13;
+ * installed in schema public, so dropping a SHAMPOO schema never drops it). Without it the same
+ * queries run, just without the accelerator: the index is an optimisation, never a dependency.
+ */
+async function postgresSearch(db: Parameters<Up>[0]): Promise<void> {
+  const f = (col: string) => sql.raw(pgFold(col));
+  await sql`ALTER TABLE shampoo_entities ADD COLUMN search tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('simple', ${f("name")}), 'A') ||
+    setweight(to_tsvector('simple', ${f("alias_text")}), 'B') ||
+    setweight(to_tsvector('simple', ${f("entity_type")}), 'C')
+  ) STORED`.execute(db);
+  await sql`CREATE INDEX shampoo_entities_search ON shampoo_entities USING gin (search)`.execute(db);
+  await sql`ALTER TABLE shampoo_observations ADD COLUMN search tsvector GENERATED ALWAYS AS (
+    to_tsvector('simple', ${f("content")})
+  ) STORED`.execute(db);
+  await sql`CREATE INDEX shampoo_observations_search ON shampoo_observations USING gin (search)`.execute(db);
+  // The DO block's exception handler is a subtransaction: a refused extension (no privilege, a
+  // concurrent installer, an install in another schema) leaves the migration intact.
+  await sql`DO $do$
+  BEGIN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+    CREATE INDEX shampoo_entities_trgm ON shampoo_entities
+      USING gin ((${f(PG_ENTITY_DOC)}) public.gin_trgm_ops);
+    CREATE INDEX shampoo_observations_trgm ON shampoo_observations USING gin ((${f("content")}) public.gin_trgm_ops);
+  EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'pg_trgm unavailable (%): search_by_project runs without its trigram index', SQLERRM;
+  END $do$`.execute(db);
+}

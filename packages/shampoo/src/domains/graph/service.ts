@@ -1,0 +1,726 @@
+import { randomUUID } from "node:crypto";
+import { iso, type Transaction } from "kernel";
+import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
+import type { ShampooCtx } from "../../context.ts";
+import { recordEvent } from "../../store/history.ts";
+import type { ShampooDB } from "../../store/schema.ts";
+import { invalid } from "../../tooling.ts";
+import { noteAccess } from "./access.ts";
+import {
+  checkName,
+  checkVisibility,
+  cleanAliases,
+  cleanContents,
+  cleanName,
+  contentHash,
+  normalizeName,
+  type Visibility,
+} from "./model.ts";
+import type { Entity, Observation, RelationRow } from "./schema.ts";
+import {
+  type Db,
+  edgesFrom,
+  entityByNorm,
+  type GraphScope,
+  graphScopeOf,
+  liveByNorms,
+  liveSql,
+  observationsOf,
+  seesEntity,
+} from "./store.ts";
+
+/**
+ * Knowledge-graph rules. Every write runs in one transaction together with one history event
+ * per changed row (the canonical mutation path): the whole call commits or nothing does.
+ * Nothing is deleted: delete_* move rows to voided with voided_at/voided_by stamps, and a
+ * re-create revives the same row (same id, creation stamps untouched, the void stamps kept as
+ * last-void evidence). Entity voids never cascade: observations, relations and aliases stay as
+ * they are and simply resolve as absent while their entity is void.
+ *
+ * Every write is O(1) in the size of the graph: rows are found by unique keys, and the search
+ * indexes change per row (FTS triggers on SQLite, generated columns on PostgreSQL).
+ */
+
+type Trx = Transaction<ShampooDB>;
+
+/** One write call's context: who, when, in which transaction. */
+export interface W {
+  ctx: ShampooCtx;
+  trx: Trx;
+  now: number;
+  pg: boolean;
+  s: GraphScope;
+}
+
+export const ENTITY_NAME_EXISTS = "entity name already exists";
+
+export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Promise<T> {
+  const now = ctx.clock.now();
+  const s = graphScopeOf(ctx.caller);
+  const pg = ctx.database.dialect === "postgres";
+  return ctx.database.db.transaction().execute((trx) => fn({ ctx, trx, now, pg, s }));
+}
+
+/**
+ * A consistent read: one transaction (REPEATABLE READ on PostgreSQL, so every statement sees
+ * one snapshot; SQLite's read transaction already does).
+ */
+export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
+  let tx = ctx.database.db.transaction();
+  if (ctx.database.dialect === "postgres") tx = tx.setIsolationLevel("repeatable read");
+  return tx.execute(fn);
+}
+
+/** The audited public shape of an entity row (history old/new). */
+export function entityView(e: Entity): Record<string, unknown> {
+  return {
+    id: e.id,
+    name: e.name,
+    entityType: e.entity_type,
+    project: e.project,
+    visibility: e.visibility,
+    aliases: e.alias_text === "" ? [] : e.alias_text.split("\n"),
+    status: e.status,
+    created_at: e.created_at,
+    created_by: e.created_by,
+    updated_at: e.updated_at,
+    voided_at: e.voided_at,
+    voided_by: e.voided_by,
+  };
+}
+
+function observationView(o: Observation): Record<string, unknown> {
+  return { id: o.id, entity_id: o.entity_id, content: o.content, ord: o.ord, status: o.status };
+}
+
+function relationView(r: RelationRow): Record<string, unknown> {
+  return { id: r.id, from_id: r.from_id, to_id: r.to_id, relationType: r.relation_type, status: r.status };
+}
+
+async function event(
+  w: W,
+  kind: string,
+  id: string,
+  action: string,
+  old: unknown,
+  now: unknown,
+  parent: string | null,
+  payload?: unknown,
+): Promise<string> {
+  return recordEvent(w.trx, w.ctx.caller, w.ctx.source, w.now, {
+    entityKind: kind,
+    entityId: id,
+    action,
+    old,
+    new: now,
+    parentEventId: parent,
+    ...(payload === undefined ? {} : { payload }),
+  });
+}
+
+async function setLastEvent(
+  w: W,
+  table: "shampoo_entities" | "shampoo_relations" | "shampoo_observations",
+  id: string,
+  eventId: string,
+): Promise<void> {
+  await w.trx.updateTable(table).set({ last_event_id: eventId }).where("id", "=", id).execute();
+}
+
+/**
+ * Applies `set` to an entity row with one event; returns the new row. Only the changed columns
+ * are written, so a touch never re-indexes the name/alias/type search documents.
+ */
+async function changeEntity(w: W, old: Entity, set: Partial<Entity>, action: string): Promise<Entity> {
+  const change: Partial<Entity> = { ...set, updated_at: iso(w.now) };
+  const next: Entity = { ...old, ...change };
+  const eventId = await event(w, "entity", old.id, action, entityView(old), entityView(next), old.last_event_id);
+  next.last_event_id = eventId;
+  await w.trx
+    .updateTable("shampoo_entities")
+    .set({ ...change, last_event_id: eventId })
+    .where("id", "=", old.id)
+    .execute();
+  return next;
+}
+
+/**
+ * Adds observation texts to an entity (duplicates by content identity skipped, voided text
+ * revived in place). Returns the ids added or revived, in order.
+ */
+async function addObservationsTo(w: W, entity: Entity, contents: string[]): Promise<string[]> {
+  if (contents.length === 0) return [];
+  const ids: string[] = [];
+  const max = await w.trx
+    .selectFrom("shampoo_observations")
+    .select((eb) => eb.fn.max("ord").as("m"))
+    .where("entity_id", "=", entity.id)
+    .executeTakeFirst();
+  let ord = Number(max?.m ?? 0);
+  for (const content of contents) {
+    const hash = contentHash(content);
+    const found = await w.trx
+      .selectFrom("shampoo_observations")
+      .selectAll()
+      .where("entity_id", "=", entity.id)
+      .where("content_hash", "=", hash)
+      .executeTakeFirst();
+    if (found?.status === "active") continue;
+    if (found) {
+      const next = { ...found, status: "active" as const };
+      const eventId = await event(
+        w,
+        "observation",
+        found.id,
+        "revive",
+        observationView(found),
+        observationView(next),
+        found.last_event_id,
+      );
+      await w.trx
+        .updateTable("shampoo_observations")
+        .set({ status: "active", last_event_id: eventId })
+        .where("id", "=", found.id)
+        .execute();
+      ids.push(found.id);
+      continue;
+    }
+    const row: Observation = {
+      id: randomUUID(),
+      entity_id: entity.id,
+      profile: entity.profile,
+      content,
+      content_hash: hash,
+      ord: ++ord,
+      status: "active",
+      created_at: iso(w.now),
+      created_by: w.ctx.caller.principal,
+      voided_at: null,
+      voided_by: null,
+      last_event_id: "",
+    };
+    row.last_event_id = await event(
+      w,
+      "observation",
+      row.id,
+      "create",
+      null,
+      observationView(row as Observation),
+      null,
+    );
+    await w.trx.insertInto("shampoo_observations").values(row).execute();
+    ids.push(row.id);
+  }
+  return ids;
+}
+
+/** Adds aliases not yet held; returns the entity's new alias_text when any was added. */
+async function addAliasesTo(w: W, entity: Entity, aliases: { alias: string; norm: string }[]): Promise<string | null> {
+  if (aliases.length === 0) return null;
+  const held = await w.trx
+    .selectFrom("shampoo_aliases")
+    .select("alias_norm")
+    .where("entity_id", "=", entity.id)
+    .where(
+      "alias_norm",
+      "in",
+      aliases.map((a) => a.norm),
+    )
+    .execute();
+  const have = new Set(held.map((h) => h.alias_norm));
+  const added: string[] = [];
+  for (const a of aliases) {
+    if (have.has(a.norm)) continue;
+    have.add(a.norm);
+    const row = {
+      id: randomUUID(),
+      entity_id: entity.id,
+      profile: entity.profile,
+      alias: a.alias,
+      alias_norm: a.norm,
+      status: "active" as const,
+      created_at: iso(w.now),
+      created_by: w.ctx.caller.principal,
+    };
+    await event(w, "alias", row.id, "create", null, { id: row.id, entity_id: entity.id, alias: a.alias }, null);
+    await w.trx.insertInto("shampoo_aliases").values(row).execute();
+    added.push(a.alias);
+  }
+  if (added.length === 0) return null;
+  return [...(entity.alias_text === "" ? [] : entity.alias_text.split("\n")), ...added].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_entities
+
+export interface EntityInput {
+  name: string;
+  norm: string;
+  entityType: string;
+  /** undefined: not given (or ""), i.e. untagged for a new entity. */
+  project: string | null;
+  visibility: Visibility | undefined;
+  aliases: { alias: string; norm: string }[];
+  observations: string[];
+}
+
+/** Shape checks of one create_entities entry: run for the whole batch before anything is read. */
+export function entityInput(e: Record<string, unknown>): EntityInput {
+  const name = checkName(String(e.name ?? ""));
+  return {
+    name,
+    norm: normalizeName(name),
+    entityType: checkName(String(e.entityType ?? ""), "entityType"),
+    project: projectValue(e.project),
+    visibility: checkVisibility(e.visibility),
+    aliases: cleanAliases(e.aliases, name),
+    observations: cleanContents(e.observations),
+  };
+}
+
+export interface CreateEntitiesResult {
+  created: number;
+  total_requested: number;
+  entity_ids: string[];
+  observation_ids: string[];
+  [k: string]: unknown;
+}
+
+/**
+ * The batch inside an open write transaction. Grants are checked per entry; the first denied
+ * entry throws, which rolls the whole batch back.
+ */
+export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<CreateEntitiesResult> {
+  const { caller } = w.ctx;
+  // Named projects are checked before anything is read: a denied project never learns whether
+  // the name exists.
+  for (const e of entries) if (e.project !== null && !canWrite(caller, e.project)) throw scopeDenied();
+  let created = 0;
+  const entityIds: string[] = [];
+  const observationIds: string[] = [];
+  for (const e of entries) {
+    let existing = await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
+    let fresh = false;
+    if (!existing) {
+      if (!canWrite(caller, e.project)) throw scopeDenied();
+      // Insert first: a concurrent creator of the same name makes this a no-op (PostgreSQL
+      // waits for it to commit), and the name then resolves to that identity below.
+      const inserted = await w.trx
+        .insertInto("shampoo_entities")
+        .values({
+          id: randomUUID(),
+          profile: caller.profile,
+          project: e.project,
+          name: e.name,
+          name_norm: e.norm,
+          entity_type: e.entityType,
+          alias_text: e.aliases.map((x) => x.alias).join("\n"),
+          visibility: e.visibility ?? "shared",
+          status: "active",
+          created_at: iso(w.now),
+          created_by: caller.principal,
+          updated_at: iso(w.now),
+          voided_at: null,
+          voided_by: null,
+          last_event_id: "",
+        })
+        .onConflict((oc) => oc.columns(["profile", "name_norm"]).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted) {
+        inserted.last_event_id = await event(w, "entity", inserted.id, "create", null, entityView(inserted), null, {
+          name: e.name,
+          entityType: e.entityType,
+          project: e.project,
+          visibility: inserted.visibility,
+        });
+        await setLastEvent(w, "shampoo_entities", inserted.id, inserted.last_event_id);
+        existing = inserted;
+        fresh = true;
+        created++;
+      } else {
+        existing = await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
+        if (!existing) throw new Error("entity name conflict without a row");
+      }
+    }
+    if (!fresh && !seesEntity(w.s, existing)) {
+      if (!canWrite(caller, e.project)) throw scopeDenied();
+      throw invalid(ENTITY_NAME_EXISTS, "conflict");
+    }
+    let entity = existing;
+    const set: Partial<Entity> = {};
+    let action = "touch";
+    if (!fresh) {
+      if (entity.status === "voided") {
+        set.status = "active";
+        action = "revive";
+        created++;
+      }
+      if (entity.project === null && e.project !== null) {
+        set.project = e.project; // backfill: an untagged entity moves into the named project
+        if (action === "touch") action = "update";
+      }
+      if (e.visibility && e.visibility !== entity.visibility && entity.created_by === caller.principal) {
+        set.visibility = e.visibility;
+        if (action === "touch") action = "update";
+      }
+    }
+    // A new row already carries its aliases in alias_text; the alias rows are written here.
+    const aliasText = await addAliasesTo(w, fresh ? { ...entity, alias_text: "" } : entity, e.aliases);
+    if (aliasText !== null && !fresh) {
+      set.alias_text = aliasText;
+      if (action === "touch") action = "update";
+    }
+    const obs = await addObservationsTo(w, entity, e.observations);
+    observationIds.push(...obs);
+    const changed = Object.keys(set).length > 0 || obs.length > 0;
+    if (!fresh && changed) entity = await changeEntity(w, entity, set, action);
+    entityIds.push(entity.id);
+  }
+  return { created, total_requested: entries.length, entity_ids: entityIds, observation_ids: observationIds };
+}
+
+export async function createEntities(ctx: ShampooCtx, a: Record<string, unknown>): Promise<CreateEntitiesResult> {
+  const entries = (a.entities as Record<string, unknown>[]).map(entityInput);
+  return inWrite(ctx, (w) => createEntitiesIn(w, entries));
+}
+
+// ---------------------------------------------------------------------------------------------
+// add_observations
+
+export async function addObservationsIn(
+  w: W,
+  items: { entityName: string; contents: string[] }[],
+): Promise<{ added: number; observation_ids: string[] }> {
+  const live = await liveByNorms(
+    w.trx,
+    w.s,
+    items.map((i) => normalizeName(i.entityName)),
+    w.pg,
+  );
+  const ids: string[] = [];
+  const touched = new Set<string>();
+  const current = new Map<string, Entity>();
+  for (const item of items) {
+    const found = live.get(normalizeName(item.entityName));
+    if (!found) continue; // unknown, void or foreign: zero contribution, same answer
+    const entity = current.get(found.id) ?? found;
+    current.set(entity.id, entity);
+    ids.push(...(await addObservationsTo(w, entity, item.contents)));
+    touched.add(entity.id);
+  }
+  // One refresh of each named entity's timestamp (also when no text was given).
+  for (const id of touched) {
+    const entity = current.get(id) as Entity;
+    await changeEntity(w, entity, {}, "touch");
+  }
+  return { added: ids.length, observation_ids: ids };
+}
+
+export async function addObservations(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const items = (a.observations as Record<string, unknown>[]).map((o) => ({
+    entityName: String(o.entityName),
+    contents: cleanContents(o.contents),
+  }));
+  return inWrite(ctx, (w) => addObservationsIn(w, items));
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_relations / delete_relations
+
+export interface Triple {
+  from: string;
+  to: string;
+  relationType: string;
+}
+
+export function tripleInput(r: Record<string, unknown>): Triple {
+  const relationType = cleanName(String(r.relationType));
+  if (!relationType) throw invalid("relationType must not be blank");
+  return { from: String(r.from), to: String(r.to), relationType };
+}
+
+async function resolveEndpoints(w: W, triples: Triple[]): Promise<Map<string, Entity>> {
+  return liveByNorms(
+    w.trx,
+    w.s,
+    triples.flatMap((t) => [normalizeName(t.from), normalizeName(t.to)]),
+  );
+}
+
+async function findTriple(w: W, from: string, to: string, type: string): Promise<RelationRow | undefined> {
+  return w.trx
+    .selectFrom("shampoo_relations")
+    .selectAll()
+    .where("profile", "=", w.ctx.caller.profile)
+    .where("from_id", "=", from)
+    .where("to_id", "=", to)
+    .where("relation_type", "=", type)
+    .executeTakeFirst();
+}
+
+export async function createRelationsIn(
+  w: W,
+  triples: Triple[],
+): Promise<{ created: number; total_requested: number; relation_ids: string[] }> {
+  const ends = await resolveEndpoints(w, triples);
+  let created = 0;
+  const ids: string[] = [];
+  for (const t of triples) {
+    const from = ends.get(normalizeName(t.from));
+    const to = ends.get(normalizeName(t.to));
+    if (!from || !to) continue; // a missing, void or foreign endpoint: silently skipped
+    const found = await findTriple(w, from.id, to.id, t.relationType);
+    if (found?.status === "active") {
+      ids.push(found.id);
+      continue;
+    }
+    if (found) {
+      const next = { ...found, status: "active" as const };
+      const eventId = await event(
+        w,
+        "relation",
+        found.id,
+        "revive",
+        relationView(found),
+        relationView(next),
+        found.last_event_id,
+      );
+      await w.trx
+        .updateTable("shampoo_relations")
+        .set({ status: "active", last_event_id: eventId })
+        .where("id", "=", found.id)
+        .execute();
+      created++;
+      ids.push(found.id);
+      continue;
+    }
+    const inserted = await w.trx
+      .insertInto("shampoo_relations")
+      .values({
+        id: randomUUID(),
+        profile: w.ctx.caller.profile,
+        from_id: from.id,
+        to_id: to.id,
+        relation_type: t.relationType,
+        status: "active",
+        created_at: iso(w.now),
+        created_by: w.ctx.caller.principal,
+        voided_at: null,
+        voided_by: null,
+        last_event_id: "",
+      })
+      .onConflict((oc) => oc.columns(["profile", "from_id", "to_id", "relation_type"]).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!inserted) {
+      // A concurrent call created the same triple: it is live now, a duplicate.
+      const again = await findTriple(w, from.id, to.id, t.relationType);
+      if (again) ids.push(again.id);
+      continue;
+    }
+    const eventId = await event(w, "relation", inserted.id, "create", null, relationView(inserted), null, {
+      from: from.name,
+      to: to.name,
+      relationType: t.relationType,
+    });
+    await setLastEvent(w, "shampoo_relations", inserted.id, eventId);
+    const row = inserted;
+    created++;
+    ids.push(row.id);
+  }
+  return { created, total_requested: triples.length, relation_ids: ids };
+}
+
+export async function createRelations(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const triples = (a.relations as Record<string, unknown>[]).map(tripleInput);
+  return inWrite(ctx, (w) => createRelationsIn(w, triples));
+}
+
+export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const triples = (a.relations as Record<string, unknown>[]).map(tripleInput);
+  return inWrite(ctx, async (w) => {
+    const ends = await resolveEndpoints(w, triples);
+    let deleted = 0;
+    for (const t of triples) {
+      const from = ends.get(normalizeName(t.from));
+      const to = ends.get(normalizeName(t.to));
+      if (!from || !to) continue;
+      const found = await findTriple(w, from.id, to.id, t.relationType);
+      if (found?.status !== "active") continue;
+      const next = { ...found, status: "voided" as const, voided_at: iso(w.now), voided_by: w.ctx.caller.principal };
+      const eventId = await event(
+        w,
+        "relation",
+        found.id,
+        "void",
+        relationView(found),
+        relationView(next),
+        found.last_event_id,
+      );
+      await w.trx
+        .updateTable("shampoo_relations")
+        .set({ status: "voided", voided_at: next.voided_at, voided_by: next.voided_by, last_event_id: eventId })
+        .where("id", "=", found.id)
+        .where("status", "=", "active")
+        .execute();
+      deleted++;
+    }
+    return { deleted };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete_entities / delete_observations
+
+export async function deleteEntities(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const names = (a.entityNames as string[]).map(normalizeName);
+  return inWrite(ctx, async (w) => {
+    const live = await liveByNorms(w.trx, w.s, names, w.pg);
+    let deleted = 0;
+    for (const entity of live.values()) {
+      await changeEntity(
+        w,
+        entity,
+        { status: "voided", voided_at: iso(w.now), voided_by: w.ctx.caller.principal },
+        "void",
+      );
+      deleted++;
+    }
+    return { deleted };
+  });
+}
+
+export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const items = (a.deletions as Record<string, unknown>[]).map((d) => ({
+    entityName: String(d.entityName),
+    texts: Array.isArray(d.observations) ? d.observations.filter((o): o is string => typeof o === "string") : [],
+  }));
+  return inWrite(ctx, async (w) => {
+    const live = await liveByNorms(
+      w.trx,
+      w.s,
+      items.map((i) => normalizeName(i.entityName)),
+      w.pg,
+    );
+    let deleted = 0;
+    for (const item of items) {
+      const entity = live.get(normalizeName(item.entityName));
+      if (!entity) continue;
+      for (const text of item.texts) {
+        const found = await w.trx
+          .selectFrom("shampoo_observations")
+          .selectAll()
+          .where("entity_id", "=", entity.id)
+          .where("content_hash", "=", contentHash(text))
+          .where("status", "=", "active")
+          .executeTakeFirst();
+        if (!found) continue;
+        const next = { ...found, status: "voided" as const, voided_at: iso(w.now), voided_by: w.ctx.caller.principal };
+        const eventId = await event(
+          w,
+          "observation",
+          found.id,
+          "void",
+          observationView(found),
+          observationView(next),
+          found.last_event_id,
+        );
+        await w.trx
+          .updateTable("shampoo_observations")
+          .set({ status: "voided", voided_at: next.voided_at, voided_by: next.voided_by, last_event_id: eventId })
+          .where("id", "=", found.id)
+          .execute();
+        deleted++;
+      }
+    }
+    return { deleted };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// open_nodes / read_graph
+
+export async function openNodes(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const s = graphScopeOf(ctx.caller);
+  const norms: string[] = [];
+  for (const n of a.names as unknown[]) {
+    if (typeof n !== "string") continue; // non-string entries are skipped
+    const norm = normalizeName(n);
+    if (norm && !norms.includes(norm)) norms.push(norm);
+  }
+  const out = await inRead(ctx, async (db) => {
+    const live = await liveByNorms(db, s, norms);
+    const opened = norms.map((n) => live.get(n)).filter((e): e is Entity => e !== undefined);
+    const ids = opened.map((e) => e.id);
+    const obs = await observationsOf(db, ids);
+    const relations = ids.length >= 2 ? await edgesFrom(db, s, ids, ids) : [];
+    return {
+      ids,
+      result: {
+        entities: opened.map((e) => ({
+          name: e.name,
+          entityType: e.entity_type,
+          observations: obs.get(e.id) ?? [],
+          ...(e.project === null ? {} : { project: e.project }),
+        })),
+        relations: relations.map((r) => ({ from: r.from_name, to: r.to_name, relationType: r.relation_type })),
+      },
+    };
+  });
+  await noteAccess(ctx, "open_nodes", out.ids);
+  return out.result;
+}
+
+export const READ_GRAPH_DEFAULT_LIMIT = 500;
+export const READ_GRAPH_MAX_LIMIT = 1000;
+
+export async function readGraph(ctx: ShampooCtx, a: Record<string, unknown>) {
+  const s = graphScopeOf(ctx.caller);
+  const limit = Math.min(READ_GRAPH_MAX_LIMIT, Math.max(1, Number(a.limit ?? READ_GRAPH_DEFAULT_LIMIT)));
+  const offset = Math.max(0, Number(a.offset ?? 0));
+  const out = await inRead(ctx, async (db) => {
+    const count = await db
+      .selectFrom("shampoo_entities as e")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("e.profile", "=", s.profile)
+      .where(liveSql("e", s))
+      .executeTakeFirst();
+    const total = Number(count?.n ?? 0);
+    const page =
+      offset >= total
+        ? []
+        : await db
+            .selectFrom("shampoo_entities as e")
+            .selectAll("e")
+            .where("e.profile", "=", s.profile)
+            .where("e.status", "=", "active")
+            .where(liveSql("e", s))
+            .orderBy("e.name")
+            .orderBy("e.id")
+            .limit(limit)
+            .offset(offset)
+            .execute();
+    const ids = page.map((e) => e.id);
+    const obs = await observationsOf(db, ids);
+    // Each relation is listed once, on the page of its `from` endpoint; its `to` endpoint may be
+    // on any page but must be live and visible.
+    const relations = await edgesFrom(db, s, ids);
+    return {
+      ids,
+      result: {
+        entities: page.map((e) => ({
+          name: e.name,
+          entityType: e.entity_type,
+          project: e.project,
+          observations: obs.get(e.id) ?? [],
+        })),
+        relations: relations.map((r) => ({ from: r.from_name, to: r.to_name, relationType: r.relation_type })),
+        total,
+        has_more: offset + page.length < total,
+      },
+    };
+  });
+  await noteAccess(ctx, "read_graph", out.ids);
+  return out.result;
+}

@@ -1,0 +1,34 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, CREATE_ANNOTATIONS, P, STRINGS } from "../schemas.ts";
+import { addObservations } from "../service.ts";
+
+export const add_observations = tool({
+  name: "add_observations",
+  title: "Add observations",
+  description:
+    "Adds observation texts to existing entities. Duplicate text is skipped by content identity; re-adding retired text revives the same observation. Unknown, retired and out-of-scope entities are silently skipped (zero contribution), so names cannot be probed. Non-string contents are skipped; an entry without contents still refreshes the entity's timestamp. All-or-nothing.",
+  inputSchema: input(
+    {
+      observations: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["entityName"],
+          properties: {
+            entityName: { ...P.ref, description: "The name of the entity to add the observations to" },
+            contents: { type: "array", description: "An array of observation contents to add (strings)" },
+          },
+        },
+      },
+    },
+    ["observations"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["added", "observation_ids"],
+    properties: { added: COUNT, observation_ids: STRINGS },
+  }),
+  annotations: CREATE_ANNOTATIONS,
+  run: (a, ctx) => addObservations(ctx, a),
+});

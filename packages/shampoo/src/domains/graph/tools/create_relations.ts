@@ -1,0 +1,18 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, CREATE_ANNOTATIONS, RELATION_IN, STRINGS } from "../schemas.ts";
+import { createRelations } from "../service.ts";
+
+export const create_relations = tool({
+  name: "create_relations",
+  title: "Create relations",
+  description:
+    "Creates directed relations between entities (relations should be in active voice). Both endpoints must be live entities you can see; entries with a missing or out-of-scope endpoint are silently skipped. A duplicate triple is reused; a retired one is revived with its identity. relation_ids has one id per resolved entry. All-or-nothing.",
+  inputSchema: input({ relations: { type: "array", items: RELATION_IN } }, ["relations"]),
+  outputSchema: output({
+    type: "object",
+    required: ["created", "total_requested", "relation_ids"],
+    properties: { created: COUNT, total_requested: COUNT, relation_ids: STRINGS },
+  }),
+  annotations: CREATE_ANNOTATIONS,
+  run: (a, ctx) => createRelations(ctx, a),
+});

@@ -1,0 +1,30 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, P, RETIRE_ANNOTATIONS } from "../schemas.ts";
+import { deleteObservations } from "../service.ts";
+
+export const delete_observations = tool({
+  name: "delete_observations",
+  title: "Retire observations",
+  description:
+    "Retires exact observation texts from named entities. Nothing is physically removed (active → voided, stamped); re-adding the same text revives the same observation. Unknown entities, unknown texts and non-string items are silently skipped; deleted counts the observations retired by this call. All-or-nothing.",
+  inputSchema: input(
+    {
+      deletions: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["entityName", "observations"],
+          properties: {
+            entityName: { ...P.ref, description: "The name of the entity containing the observations" },
+            observations: { type: "array", description: "An array of observations to retire (exact text)" },
+          },
+        },
+      },
+    },
+    ["deletions"],
+  ),
+  outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
+  annotations: RETIRE_ANNOTATIONS,
+  run: (a, ctx) => deleteObservations(ctx, a),
+});

@@ -1,0 +1,17 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, RELATION_IN, RETIRE_ANNOTATIONS } from "../schemas.ts";
+import { deleteRelations } from "../service.ts";
+
+export const delete_relations = tool({
+  name: "delete_relations",
+  title: "Retire relations",
+  description:
+    "Retires relations matched exactly by {from, to, relationType}. Nothing is physically removed (active → voided, stamped); re-creating the triple revives the same relation. Unknown or out-of-scope endpoints and non-matching triples are silently skipped; deleted counts the relations retired by this call. All-or-nothing.",
+  inputSchema: input(
+    { relations: { type: "array", items: RELATION_IN, description: "An array of relations to retire" } },
+    ["relations"],
+  ),
+  outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
+  annotations: RETIRE_ANNOTATIONS,
+  run: (a, ctx) => deleteRelations(ctx, a),
+});

@@ -1,0 +1,33 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { READ_ANNOTATIONS, RELATION_OUT, STRINGS } from "../schemas.ts";
+import { openNodes } from "../service.ts";
+
+export const open_nodes = tool({
+  name: "open_nodes",
+  title: "Open nodes",
+  description:
+    "Opens named entities with their observations (in order) plus the relations that run directly between the opened entities. The precise read when the names are already known. Unknown, retired and out-of-scope names are silently omitted; non-string entries are skipped.",
+  inputSchema: input({ names: { type: "array", description: "An array of entity names to retrieve" } }, ["names"]),
+  outputSchema: output({
+    type: "object",
+    required: ["entities", "relations"],
+    properties: {
+      entities: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["name", "entityType", "observations"],
+          properties: {
+            name: { type: "string" },
+            entityType: { type: "string" },
+            observations: STRINGS,
+            project: { type: "string" },
+          },
+        },
+      },
+      relations: { type: "array", items: RELATION_OUT },
+    },
+  }),
+  annotations: READ_ANNOTATIONS,
+  run: (a, ctx) => openNodes(ctx, a),
+});

@@ -1,0 +1,37 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, READ_ANNOTATIONS, RELATION_OUT, STRINGS } from "../schemas.ts";
+import { READ_GRAPH_DEFAULT_LIMIT, READ_GRAPH_MAX_LIMIT, readGraph } from "../service.ts";
+
+export const read_graph = tool({
+  name: "read_graph",
+  title: "Read graph",
+  description: `Reads the visible knowledge graph as a paged snapshot in name order: live entities with their observations, plus the live relations leaving the page's entities (each relation appears once, on the page of its 'from' entity; its 'to' entity must be visible). total counts the visible live entities; has_more says whether a later page exists. limit defaults to ${READ_GRAPH_DEFAULT_LIMIT} (clamped to 1..${READ_GRAPH_MAX_LIMIT}); offset to 0.`,
+  inputSchema: input({
+    limit: { type: "integer", description: `Page size (default ${READ_GRAPH_DEFAULT_LIMIT}).` },
+    offset: { type: "integer", description: "Starting position in name order (default 0)." },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: ["entities", "relations", "total", "has_more"],
+    properties: {
+      entities: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["name", "entityType", "project", "observations"],
+          properties: {
+            name: { type: "string" },
+            entityType: { type: "string" },
+            project: { type: ["string", "null"] },
+            observations: STRINGS,
+          },
+        },
+      },
+      relations: { type: "array", items: RELATION_OUT },
+      total: COUNT,
+      has_more: { type: "boolean" },
+    },
+  }),
+  annotations: READ_ANNOTATIONS,
+  run: (a, ctx) => readGraph(ctx, a),
+});

@@ -1,0 +1,77 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { COUNT, READ_ANNOTATIONS, STRINGS } from "../schemas.ts";
+import { BLANK_LIST_LIMIT, SEARCH_DEFAULT_BUDGET, searchNodes, WINDOW_CHARS } from "../search.ts";
+
+export const search_nodes = tool({
+  name: "search_nodes",
+  title: "Search nodes",
+  description: `Searches the knowledge graph by free text (names, aliases, types and observation contents; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a wire budget: ranked entities with short observation windows (≤ ${WINDOW_CHARS} characters around the hit) plus live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order until the next one would push the serialized result over the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name instead of matching. project is accepted but unused here (use search_by_project to search inside one project).`,
+  inputSchema: input(
+    {
+      query: { type: "string", maxLength: 2000, description: "Free text; blank lists the first entities by name." },
+      budget: {
+        type: "integer",
+        minimum: 0,
+        maximum: 1_000_000,
+        description: `Wire-character budget for the whole result (default ${SEARCH_DEFAULT_BUDGET}).`,
+      },
+      project: { type: "string", maxLength: 200, description: "Accepted but unused on this path." },
+    },
+    ["query"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["entities", "query", "_accounting"],
+    properties: {
+      entities: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["name", "entityType", "observations", "_evidence_status"],
+          properties: {
+            name: { type: "string" },
+            entityType: { type: "string" },
+            observations: STRINGS,
+            project: { type: "string" },
+            _evidence_status: { enum: ["found", "name_match", "not_located", "neighbour", "listed"] },
+          },
+        },
+      },
+      query: { type: "string" },
+      _accounting: {
+        type: "object",
+        required: [
+          "entities_considered",
+          "entities_returned",
+          "observations_returned",
+          "truncated",
+          "budget_wire_chars",
+          "wire_chars",
+          "status",
+          "degraded",
+          "refills",
+          "query_status",
+          "meaningful_terms",
+          "stopword_list",
+        ],
+        properties: {
+          entities_considered: COUNT,
+          entities_returned: COUNT,
+          observations_returned: COUNT,
+          truncated: { type: "boolean" },
+          budget_wire_chars: COUNT,
+          wire_chars: COUNT,
+          status: { enum: ["ok", "truncated", "degraded", "no_results"] },
+          degraded: STRINGS,
+          jump: { type: "number" },
+          refills: COUNT,
+          query_status: { enum: ["blank", "ok", "stopwords_only", "no_terms"] },
+          meaningful_terms: STRINGS,
+          stopword_list: STRINGS,
+        },
+      },
+    },
+  }),
+  annotations: READ_ANNOTATIONS,
+  run: (a, ctx) => searchNodes(ctx, a),
+});

@@ -1,0 +1,377 @@
+import { randomUUID } from "node:crypto";
+import { DomainError, iso, type Transaction } from "kernel";
+import { type Caller, scopeOf } from "../../access/caller.ts";
+import type { ShampooCtx } from "../../context.ts";
+import { recordEvent } from "../../store/history.ts";
+import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { notFound } from "../../tooling.ts";
+import { graphScopeOf } from "../graph/store.ts";
+import {
+  ACCEPT_TOOL,
+  AUTO_LINK_MAX_PER_PASS,
+  AUTO_LINK_MIN_SCORE,
+  HIGH_CONFIDENCE,
+  MODEL_VERSION,
+  SUGGEST_DEFAULT,
+  SUGGEST_MAX,
+  UNDO_AUTO_TOOL,
+} from "./model.ts";
+import type { TaskLinkRow } from "./schema.ts";
+import { type Scoring, type Suggestion, scoreTask } from "./scorer.ts";
+import {
+  entityTasks,
+  GONE,
+  insertDecision,
+  insertLink,
+  labelCounts,
+  linkOf,
+  linksOfTask,
+  taskLinks,
+  updateLink,
+  visibleEntity,
+  visibleTask,
+} from "./store.ts";
+
+/**
+ * Task-entity link rules. Every write is one transaction with one history event (entity_kind
+ * task_link): the decision, the link change and the event commit together or not at all.
+ * Nothing is deleted: unlink marks the link removed and keeps a removal marker; link_task_entity
+ * revives the same row. Lookups go through the scoped stores, so an invisible task or entity is
+ * never loaded and reads exactly like a missing one.
+ */
+
+type Trx = Transaction<ShampooDB>;
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const pg = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
+
+/** suggest_task_links' own wording (the catalog's lowercase shape). */
+function taskNotFoundLower(): DomainError {
+  return new DomainError("not_found", "task not found", { error_type: "not_found" });
+}
+
+export function linkView(l: TaskLinkRow): Record<string, unknown> {
+  return {
+    id: l.id,
+    task_id: l.task_id,
+    entity_id: l.entity_id,
+    link_type: l.link_type,
+    score: l.score,
+    status: l.status,
+    created_at: l.created_at,
+    created_by: l.created_by,
+    removed_at: l.removed_at,
+    removed_by: l.removed_by,
+    removal_marker: l.removal_marker === null ? null : JSON.parse(l.removal_marker),
+    revived_at: l.revived_at,
+    revived_by: l.revived_by,
+  };
+}
+
+async function linkEvent(
+  ctx: ShampooCtx,
+  trx: Trx,
+  now: number,
+  old: TaskLinkRow | undefined,
+  row: TaskLinkRow,
+  action: string,
+  payload: unknown,
+): Promise<string> {
+  return recordEvent(trx, ctx.caller, ctx.source, now, {
+    entityKind: "task_link",
+    entityId: row.id,
+    action,
+    old: old ? linkView(old) : null,
+    new: linkView(row),
+    payload,
+    parentEventId: old?.last_event_id ?? null,
+  });
+}
+
+/** The receipt a decision keeps: why the scorer scored the pair as it did. */
+function receipt(s: Suggestion): string {
+  return JSON.stringify({
+    signals: s.signals,
+    reasons: s.reasons,
+    matched_aliases: s.matched_aliases,
+    shared_keywords: s.shared_keywords,
+  });
+}
+
+async function labelProgress(trx: Trx, caller: Caller) {
+  const { accepted, rejected } = await labelCounts(trx, scopeOf(caller));
+  return { accepted, rejected, total: accepted + rejected };
+}
+
+async function taskFor(ctx: ShampooCtx, trx: Trx, id: string, lock: boolean): Promise<TaskRow | undefined> {
+  return UUID_RE.test(id) ? visibleTask(trx, scopeOf(ctx.caller), id, lock && pg(ctx)) : undefined;
+}
+
+/**
+ * Records an accepted manual decision and creates, revives, upgrades (auto → manual) or
+ * refreshes the pair's one link row. The task is looked up first: an invisible task answers
+ * Task not found whatever the entity, so neither side leaks the other.
+ */
+export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const now = ctx.clock.now();
+  const at = iso(now);
+  const caller = ctx.caller;
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const task = await taskFor(ctx, trx, String(a.task_id), true);
+    if (!task) throw notFound("Task");
+    const entity = await visibleEntity(trx, graphScopeOf(caller), String(a.entity_name));
+    if (!entity) throw notFound("Entity");
+    const focus = (await scoreTask(trx, caller, task, entity.id)).focus as Suggestion;
+    const decisionId = randomUUID();
+    await insertDecision(trx, {
+      decision_id: decisionId,
+      profile: caller.profile,
+      task_id: task.id,
+      entity_id: entity.id,
+      decision: "accepted",
+      source: ACCEPT_TOOL,
+      score: focus.score,
+      rank_at_decision: focus.rank,
+      model_version: MODEL_VERSION,
+      receipt_json: receipt(focus),
+      decided_by: caller.principal,
+      decided_at: at,
+    });
+    const old = await linkOf(trx, caller.profile, task.id, entity.id);
+    let row: TaskLinkRow;
+    let action: string;
+    if (!old) {
+      action = "link";
+      row = {
+        id: randomUUID(),
+        profile: caller.profile,
+        task_id: task.id,
+        entity_id: entity.id,
+        link_type: "manual",
+        score: focus.score,
+        status: "active",
+        created_at: at,
+        created_by: caller.principal,
+        updated_at: at,
+        removed_at: null,
+        removed_by: null,
+        removal_marker: null,
+        revived_at: null,
+        revived_by: null,
+        last_event_id: "",
+      };
+    } else {
+      action = old.status === "removed" ? "revive" : old.link_type === "auto" ? "upgrade" : "refresh";
+      row = { ...old, link_type: "manual", score: focus.score, status: "active", updated_at: at };
+      if (old.status === "removed") {
+        // The marker clears with its own stamps; removed_at/removed_by stay as last-removal evidence.
+        row.removal_marker = null;
+        row.revived_at = at;
+        row.revived_by = caller.principal;
+      }
+    }
+    row.last_event_id = await linkEvent(ctx, trx, now, old, row, action, {
+      ...a,
+      decision_id: decisionId,
+      model_version: MODEL_VERSION,
+    });
+    if (old) {
+      const { id: _id, ...set } = row;
+      await updateLink(trx, old.id, set);
+    } else await insertLink(trx, row);
+    return {
+      decision_id: decisionId,
+      task_id: task.id,
+      entity_id: entity.id,
+      entity_name: entity.name,
+      decision: "accepted",
+      score: focus.score,
+      rank_at_decision: focus.rank,
+      model_version: MODEL_VERSION,
+      label_progress: await labelProgress(trx, caller),
+      link_type: "manual",
+      created_at: row.created_at,
+    };
+  });
+}
+
+/**
+ * Marks the pair's live link removed, keeping a removal marker with the prior link detail. A
+ * silent high-confidence link (auto, score ≥ HIGH_CONFIDENCE) also gets a rejected decision:
+ * the pair stays suppressed (never auto-linked or suggested again until a human links it) and
+ * becomes an evaluation label. The entity is checked first; an invisible task, a malformed id
+ * or no live link all read as removed false.
+ */
+export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const now = ctx.clock.now();
+  const at = iso(now);
+  const caller = ctx.caller;
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const entity = await visibleEntity(trx, graphScopeOf(caller), String(a.entity_name));
+    if (!entity) throw notFound("Entity");
+    const task = await taskFor(ctx, trx, String(a.task_id), true);
+    if (!task) return { removed: false };
+    const old = await linkOf(trx, caller.profile, task.id, entity.id);
+    if (old?.status !== "active") return { removed: false };
+    const silent = old.link_type === "auto" && (old.score ?? 0) >= HIGH_CONFIDENCE;
+    const marker = {
+      link_type: old.link_type,
+      score: old.score,
+      created_at: old.created_at,
+      created_by: old.created_by,
+      updated_at: old.updated_at,
+    };
+    const row: TaskLinkRow = {
+      ...old,
+      status: "removed",
+      removed_at: at,
+      removed_by: caller.principal,
+      removal_marker: JSON.stringify(marker),
+      updated_at: at,
+    };
+    let decisionId: string | null = null;
+    if (silent) {
+      const focus = (await scoreTask(trx, caller, task, entity.id)).focus as Suggestion;
+      decisionId = randomUUID();
+      await insertDecision(trx, {
+        decision_id: decisionId,
+        profile: caller.profile,
+        task_id: task.id,
+        entity_id: entity.id,
+        decision: "rejected",
+        source: UNDO_AUTO_TOOL,
+        score: focus.score,
+        rank_at_decision: focus.rank,
+        model_version: MODEL_VERSION,
+        receipt_json: receipt(focus),
+        decided_by: caller.principal,
+        decided_at: at,
+      });
+    }
+    row.last_event_id = await linkEvent(ctx, trx, now, old, row, "unlink", {
+      ...a,
+      ...(decisionId ? { decision_id: decisionId, decision_recorded: "rejected" } : {}),
+    });
+    const { id: _id, ...set } = row;
+    await updateLink(trx, old.id, set);
+    return decisionId ? { removed: true, decision_recorded: "rejected", decision_id: decisionId } : { removed: true };
+  });
+}
+
+/** Pure read. A malformed id is Task not found; an invisible task reads as an empty list. */
+export async function getTaskLinks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const id = String(a.task_id);
+  if (!UUID_RE.test(id)) throw notFound("Task");
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
+    if (!task) return { task_id: id, links: [] };
+    const links = await taskLinks(trx, graphScopeOf(ctx.caller), task.id);
+    return { task_id: id, links: links.map((l) => ({ ...l, score: l.score === null ? null : Number(l.score) })) };
+  });
+}
+
+/**
+ * Pure read. An unknown or invisible entity is Entity not found; a caller without any grant
+ * reads an empty list (nothing could be visible, so nothing is looked up).
+ */
+export async function getEntityTasks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const name = String(a.entity_name);
+  const c = ctx.caller;
+  if (!c.star && !c.untagged && c.projects.size === 0) return { entity_name: name, tasks: [] };
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const entity = await visibleEntity(trx, graphScopeOf(c), name);
+    if (!entity) throw notFound("Entity");
+    const tasks = await entityTasks(trx, scopeOf(c), entity.id);
+    return {
+      entity_name: entity.name,
+      tasks: tasks.map((t) => ({ ...t, score: t.score === null ? null : Number(t.score) })),
+    };
+  });
+}
+
+/** Pure read: scores candidates, creates no link and records no decision. */
+export async function suggestTaskLinks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const id = String(a.task_id);
+  const includeVector = a.include_vector === true;
+  const limit = Math.max(1, Math.min(SUGGEST_MAX, a.limit === undefined ? SUGGEST_DEFAULT : Number(a.limit)));
+  if (!UUID_RE.test(id)) throw taskNotFoundLower();
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
+    if (!task) throw taskNotFoundLower();
+    const scoring: Scoring = await scoreTask(trx, ctx.caller, task);
+    return {
+      task_id: task.id,
+      model_version: scoring.model_version,
+      include_vector: includeVector,
+      community_run: null,
+      suggestions: scoring.suggestions.slice(0, limit),
+      candidate_count: scoring.suggestions.length,
+      accept_tool: ACCEPT_TOOL,
+      undo_auto_tool: UNDO_AUTO_TOOL,
+    };
+  });
+}
+
+export interface DiscoveredLink {
+  link_id: string;
+  entity_id: string;
+  entity_name: string;
+  score: number;
+}
+
+/**
+ * Auto-discovery, to run inside a task write's transaction (create_task_or_note, update_task,
+ * upsert_note_by_title_project) after the task row is written, as the same caller. For the
+ * task's top candidates whose name or an alias is mentioned exactly in its title, description
+ * or notes and whose score reaches AUTO_LINK_MIN_SCORE, it creates an `auto` link (at most
+ * AUTO_LINK_MAX_PER_PASS, best first), one history event each. It never touches a pair that
+ * already has a link row (live or removed: a removed link comes back only through
+ * link_task_entity) or whose latest decision is a rejection, and skips archived/cancelled tasks.
+ */
+export async function discoverLinks(ctx: ShampooCtx, trx: Trx, taskId: string): Promise<DiscoveredLink[]> {
+  const caller = ctx.caller;
+  const task = await visibleTask(trx, scopeOf(caller), taskId, false);
+  if (!task || GONE.includes(task.status)) return [];
+  const scoring = await scoreTask(trx, caller, task);
+  const taken = new Set((await linksOfTask(trx, caller.profile, task.id)).map((l) => l.entity_id));
+  const picks = scoring.suggestions
+    .filter(
+      (s) =>
+        (s.signals.raw.exact_name === 1 || s.signals.raw.alias === 1) &&
+        s.score >= AUTO_LINK_MIN_SCORE &&
+        !taken.has(s.entity_id),
+    )
+    .slice(0, AUTO_LINK_MAX_PER_PASS);
+  const now = ctx.clock.now();
+  const at = iso(now);
+  const out: DiscoveredLink[] = [];
+  for (const s of picks) {
+    const row: TaskLinkRow = {
+      id: randomUUID(),
+      profile: caller.profile,
+      task_id: task.id,
+      entity_id: s.entity_id,
+      link_type: "auto",
+      score: s.score,
+      status: "active",
+      created_at: at,
+      created_by: caller.principal,
+      updated_at: at,
+      removed_at: null,
+      removed_by: null,
+      removal_marker: null,
+      revived_at: null,
+      revived_by: null,
+      last_event_id: "",
+    };
+    row.last_event_id = await linkEvent(ctx, trx, now, undefined, row, "auto_link", {
+      model_version: MODEL_VERSION,
+      rank: s.rank,
+      score: s.score,
+      reasons: s.reasons,
+      signals: s.signals,
+    });
+    await insertLink(trx, row);
+    out.push({ link_id: row.id, entity_id: s.entity_id, entity_name: s.entity_name, score: s.score });
+  }
+  return out;
+}

@@ -1,0 +1,238 @@
+import { type Kysely, sql, type Transaction } from "kernel";
+import type { Scope } from "../../access/caller.ts";
+import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { normalizeName } from "../graph/model.ts";
+import type { EntityRow } from "../graph/schema.ts";
+import { type GraphScope, liveByNorms, liveSql } from "../graph/store.ts";
+import type { LinkDecisionRow, TaskLinkRow } from "./schema.ts";
+
+/**
+ * Link queries. Scope lives in the WHERE clause on both sides: a task outside the caller's
+ * grants and an entity the caller may not see (project grant, private visibility, voided) are
+ * never loaded, so missing and foreign answer alike. Entity visibility is the graph's own
+ * predicate (graph/store.ts liveSql); the task predicate is this domain's copy of the task
+ * store's scope rule.
+ */
+
+type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
+type Raw<T> = ReturnType<typeof sql<T>>;
+
+/** The task scope of alias `a` as SQL (profile, and project IN grants | star named | untagged null). */
+export function taskInScope(a: string, s: Scope): Raw<boolean> {
+  const c = (col: string) => sql.ref(`${a}.${col}`);
+  const ors: Raw<boolean>[] = [];
+  if (s.projects === null) ors.push(sql<boolean>`${c("project")} IS NOT NULL`);
+  else if (s.projects.length > 0) ors.push(sql<boolean>`${c("project")} IN (${sql.join(s.projects)})`);
+  if (s.untagged) ors.push(sql<boolean>`${c("project")} IS NULL`);
+  if (ors.length === 0) return sql<boolean>`1 = 0`;
+  return sql<boolean>`(${c("profile")} = ${s.profile} AND (${sql.join(ors, sql` OR `)}))`;
+}
+
+/** One visible task. `lock` takes a row lock on PostgreSQL: link writes on one task serialise. */
+export async function visibleTask(db: Db, s: Scope, id: string, lock: boolean): Promise<TaskRow | undefined> {
+  let q = db.selectFrom("shampoo_tasks as t").selectAll("t").where("t.id", "=", id).where(taskInScope("t", s));
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** A live entity the caller may see, by name (the graph's identity key). */
+export async function visibleEntity(db: Db, gs: GraphScope, name: string) {
+  const norm = normalizeName(name);
+  return (await liveByNorms(db, gs, [norm])).get(norm);
+}
+
+export type EntityLite = Pick<
+  EntityRow,
+  "id" | "name" | "name_norm" | "entity_type" | "project" | "created_by" | "created_at" | "alias_text"
+>;
+
+/** Every live entity the caller may see in the profile: the scorer's candidate universe. */
+export async function visibleEntities(db: Db, gs: GraphScope): Promise<EntityLite[]> {
+  return db
+    .selectFrom("shampoo_entities as e")
+    .select([
+      "e.id",
+      "e.name",
+      "e.name_norm",
+      "e.entity_type",
+      "e.project",
+      "e.created_by",
+      "e.created_at",
+      "e.alias_text",
+    ])
+    .where("e.profile", "=", gs.profile)
+    .where(liveSql("e", gs))
+    .orderBy("e.id")
+    .execute();
+}
+
+/**
+ * Live observations of visible entities containing any of `terms` (lowercased substring: a cheap
+ * prefilter on both engines; the scorer then compares whole folded words).
+ */
+export async function observationHits(
+  db: Db,
+  gs: GraphScope,
+  terms: string[],
+  limit: number,
+): Promise<{ entity_id: string; content: string }[]> {
+  if (terms.length === 0) return [];
+  return db
+    .selectFrom("shampoo_observations as o")
+    .innerJoin("shampoo_entities as e", "e.id", "o.entity_id")
+    .select(["o.entity_id", "o.content"])
+    .where("o.profile", "=", gs.profile)
+    .where("o.status", "=", "active")
+    .where(liveSql("e", gs))
+    .where((eb) => eb.or(terms.map((t) => eb(sql`lower(${sql.ref("o.content")})`, "like", `%${t}%`))))
+    .orderBy("o.entity_id")
+    .orderBy("o.ord")
+    .limit(limit)
+    .execute();
+}
+
+/** Live relations touching any of `ids` (endpoint visibility is checked by the caller). */
+export async function relationsTouching(
+  db: Db,
+  profile: string,
+  ids: string[],
+): Promise<{ from_id: string; to_id: string; relation_type: string }[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("shampoo_relations")
+    .select(["from_id", "to_id", "relation_type"])
+    .where("profile", "=", profile)
+    .where("status", "=", "active")
+    .where((eb) => eb.or([eb("from_id", "in", ids), eb("to_id", "in", ids)]))
+    .orderBy("relation_type")
+    .orderBy("from_id")
+    .orderBy("to_id")
+    .execute();
+}
+
+/** Every link row of a task (active and removed). */
+export async function linksOfTask(db: Db, profile: string, taskId: string): Promise<TaskLinkRow[]> {
+  return db
+    .selectFrom("shampoo_task_links")
+    .selectAll()
+    .where("profile", "=", profile)
+    .where("task_id", "=", taskId)
+    .execute();
+}
+
+export async function linkOf(
+  db: Db,
+  profile: string,
+  taskId: string,
+  entityId: string,
+): Promise<TaskLinkRow | undefined> {
+  return db
+    .selectFrom("shampoo_task_links")
+    .selectAll()
+    .where("profile", "=", profile)
+    .where("task_id", "=", taskId)
+    .where("entity_id", "=", entityId)
+    .executeTakeFirst();
+}
+
+/** The latest decision of each (task, entity) pair of one task, by entity id. */
+/** A decision as read back (seq loaded). */
+export type Decision = Omit<LinkDecisionRow, "seq"> & { seq: number };
+
+export async function latestDecisions(db: Db, profile: string, taskId: string): Promise<Map<string, Decision>> {
+  const rows = await db
+    .selectFrom("shampoo_link_decisions")
+    .selectAll()
+    .where("profile", "=", profile)
+    .where("task_id", "=", taskId)
+    .orderBy("seq")
+    .execute();
+  const out = new Map<string, Decision>();
+  for (const r of rows) out.set(r.entity_id, { ...r, seq: Number(r.seq) });
+  return out;
+}
+
+/**
+ * Evaluation labels so far: the latest decision of every pair whose task the caller may see,
+ * counted by decision.
+ */
+export async function labelCounts(db: Db, s: Scope): Promise<{ accepted: number; rejected: number }> {
+  const rows = await db
+    .selectFrom("shampoo_link_decisions as d")
+    .innerJoin("shampoo_tasks as t", (j) => j.onRef("t.id", "=", "d.task_id").onRef("t.profile", "=", "d.profile"))
+    .select(["d.decision", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("d.profile", "=", s.profile)
+    .where(taskInScope("t", s))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("shampoo_link_decisions as d2")
+            .select("d2.seq")
+            .whereRef("d2.profile", "=", "d.profile")
+            .whereRef("d2.task_id", "=", "d.task_id")
+            .whereRef("d2.entity_id", "=", "d.entity_id")
+            .whereRef("d2.seq", ">", "d.seq"),
+        ),
+      ),
+    )
+    .groupBy("d.decision")
+    .execute();
+  const get = (d: string) => Number(rows.find((r) => r.decision === d)?.n ?? 0);
+  return { accepted: get("accepted"), rejected: get("rejected") };
+}
+
+export async function insertLink(trx: Transaction<ShampooDB>, row: TaskLinkRow): Promise<void> {
+  await trx.insertInto("shampoo_task_links").values(row).execute();
+}
+
+export async function updateLink(trx: Transaction<ShampooDB>, id: string, set: Partial<TaskLinkRow>): Promise<void> {
+  await trx.updateTable("shampoo_task_links").set(set).where("id", "=", id).execute();
+}
+
+export async function insertDecision(trx: Transaction<ShampooDB>, row: Omit<LinkDecisionRow, "seq">): Promise<void> {
+  await trx.insertInto("shampoo_link_decisions").values(row).execute();
+}
+
+/** The live links of a task to live entities the caller may see, oldest first. */
+export async function taskLinks(db: Db, gs: GraphScope, taskId: string) {
+  return db
+    .selectFrom("shampoo_task_links as l")
+    .innerJoin("shampoo_entities as e", "e.id", "l.entity_id")
+    .select(["l.entity_id", "e.name as entity_name", "e.entity_type", "l.link_type", "l.score", "l.created_at"])
+    .where("l.profile", "=", gs.profile)
+    .where("l.task_id", "=", taskId)
+    .where("l.status", "=", "active")
+    .where(liveSql("e", gs))
+    .orderBy("l.created_at")
+    .orderBy("e.name")
+    .execute();
+}
+
+/** Tasks excluded from an entity's task list: no longer live work. */
+export const GONE = ["archived", "cancelled"];
+
+/** The live links of an entity to live tasks the caller may see, newest link first. */
+export async function entityTasks(db: Db, s: Scope, entityId: string) {
+  return db
+    .selectFrom("shampoo_task_links as l")
+    .innerJoin("shampoo_tasks as t", (j) => j.onRef("t.id", "=", "l.task_id").onRef("t.profile", "=", "l.profile"))
+    .select([
+      "t.id",
+      "t.title",
+      "t.status",
+      "t.priority",
+      "t.section",
+      "l.link_type",
+      "l.score",
+      "l.created_at as linked_at",
+    ])
+    .where("l.profile", "=", s.profile)
+    .where("l.entity_id", "=", entityId)
+    .where("l.status", "=", "active")
+    .where("t.status", "not in", GONE)
+    .where(taskInScope("t", s))
+    .orderBy("l.created_at", "desc")
+    .orderBy("t.id")
+    .execute();
+}

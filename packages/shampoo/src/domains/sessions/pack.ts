@@ -1,0 +1,149 @@
+import type { TaskRow } from "../../store/schema.ts";
+import { filesList } from "./model.ts";
+import type { SessionRow } from "./schema.ts";
+import type { TaskEvent } from "./store.ts";
+
+/**
+ * The handoff pack resume_context persists: a plain-text body assembled from the facts SHAMPOO
+ * holds today (the session's summary and active files, the open tasks of its project, their
+ * recent history), greedily under a token budget. Open questions, chunks awaiting human input
+ * and changed facts join the pack when context governance ships their stores.
+ */
+
+/** Pack types share one default budget (catalog: token_budget unset/0 → 4000). */
+export const HANDOFF_TOKEN_BUDGET = 4000;
+/** How many open tasks and recent events a handoff considers, and how far back history goes. */
+export const PACK_TASKS = 20;
+export const PACK_EVENTS = 20;
+export const RECENT_DAYS = 7;
+/** Freshness half-life: an item this many days old counts 0.5. */
+export const FRESHNESS_HALF_LIFE_DAYS = 7;
+const DAY_MS = 86_400_000;
+/** Tokens kept for the fixed lines (headings, blank lines, "(none)" markers). */
+const STRUCTURE_TOKENS = 48;
+export const NOT_TRACKED =
+  "Open questions, chunks awaiting human input and changed facts arrive with context governance; this pack has none.";
+
+/** A token estimate good enough for budgeting: 4 characters per token, rounded up. */
+export function tokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export interface PackItem {
+  kind: "session" | "file" | "task" | "event";
+  ref: string;
+  at?: string;
+}
+
+export interface BuiltPack {
+  body: string;
+  tokenUsage: number;
+  freshness: number;
+  items: PackItem[];
+  counts: { tasks: number; events: number; files: number };
+}
+
+export interface PackInput {
+  now: number;
+  budget: number;
+  session: SessionRow | null;
+  tasks: TaskRow[];
+  events: TaskEvent[];
+}
+
+function taskLine(t: TaskRow): string {
+  const due = t.due_date ? `, due ${t.due_date}` : "";
+  const project = t.project === null ? "untagged" : t.project;
+  return `- [${t.status} · ${t.priority}] ${t.title} (task ${t.id}, ${project}${due})`;
+}
+
+function eventLine(e: TaskEvent): string {
+  return `- ${e.at} ${e.principal} ${e.action} "${e.title}" (task ${e.task_id})`;
+}
+
+/**
+ * Builds the body section by section. Headings and the session line always go in; every other
+ * line goes in only while it fits the budget (a long summary is cut to fit, marked with "…").
+ * freshness_score is the mean of 0.5^(age_days / 7) over the dated items included (the session's
+ * last save, each task's last update, each event), 0 when nothing dated made it in.
+ */
+export function buildHandoff(input: PackInput): BuiltPack {
+  const lines: string[] = [];
+  const items: PackItem[] = [];
+  const counts = { tasks: 0, events: 0, files: 0 };
+  let used = 0;
+  // The closing note and the section headings always go in: their room is reserved up front.
+  const reserve = tokens(`\n## Not tracked yet\n${NOT_TRACKED}\n`) + STRUCTURE_TOKENS;
+  const fits = (line: string) => used + tokens(`${line}\n`) + reserve <= input.budget;
+  const push = (line: string) => {
+    lines.push(line);
+    used += tokens(`${line}\n`);
+  };
+  const s = input.session;
+
+  push("# Handoff");
+  if (s) {
+    const project = s.project === null ? "untagged" : `project ${s.project}`;
+    push(`Session ${s.session_id} (${project}, ${s.state}): started ${s.started_at}, last saved ${s.ended_at}.`);
+    items.push({ kind: "session", ref: s.session_id, at: s.ended_at });
+    push("");
+    push("## Summary");
+    const summary = s.summary ?? "(no summary saved)";
+    if (fits(summary)) push(summary);
+    else {
+      const room = Math.max(0, (input.budget - reserve - used - 1) * 4 - 4);
+      push(`${summary.slice(0, room)}…`);
+    }
+    const files = filesList(s.active_files) ?? [];
+    push("");
+    push("## Active files");
+    if (files.length === 0) push("(none)");
+    for (const f of files) {
+      const line = `- ${f}`;
+      if (!fits(line)) break;
+      push(line);
+      items.push({ kind: "file", ref: f });
+      counts.files++;
+    }
+  } else {
+    push("General handoff (no session): open work across every project you can see.");
+  }
+
+  push("");
+  const scopeName = s ? (s.project === null ? "untagged" : `project ${s.project}`) : "all visible projects";
+  push(`## Open tasks (${scopeName})`);
+  if (input.tasks.length === 0) push("(none)");
+  for (const t of input.tasks) {
+    const line = taskLine(t);
+    if (!fits(line)) break;
+    push(line);
+    items.push({ kind: "task", ref: t.id, at: t.updated_at });
+    counts.tasks++;
+  }
+
+  push("");
+  push(`## Recent activity (last ${RECENT_DAYS} days)`);
+  if (input.events.length === 0) push("(none)");
+  for (const e of input.events) {
+    const line = eventLine(e);
+    if (!fits(line)) break;
+    push(line);
+    items.push({ kind: "event", ref: e.task_id, at: e.at });
+    counts.events++;
+  }
+
+  push("");
+  push("## Not tracked yet");
+  push(NOT_TRACKED);
+
+  const body = lines.join("\n");
+  const dated = items.filter((i) => i.at !== undefined);
+  const freshness =
+    dated.length === 0
+      ? 0
+      : dated.reduce((sum, i) => {
+          const ageDays = Math.max(0, input.now - Date.parse(i.at as string)) / DAY_MS;
+          return sum + 0.5 ** (ageDays / FRESHNESS_HALF_LIFE_DAYS);
+        }, 0) / dated.length;
+  return { body, tokenUsage: tokens(body), freshness: Math.round(freshness * 1e6) / 1e6, items, counts };
+}

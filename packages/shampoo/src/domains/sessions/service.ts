@@ -1,0 +1,268 @@
+import { randomUUID } from "node:crypto";
+import { DomainError, iso, type Transaction } from "kernel";
+import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
+import type { ShampooCtx } from "../../context.ts";
+import { recordEvent } from "../../store/history.ts";
+import type { ShampooDB } from "../../store/schema.ts";
+import {
+  blank,
+  filesValue,
+  malformedSession,
+  parseSessionId,
+  recallCount,
+  sessionEventView,
+  sessionView,
+} from "./model.ts";
+import { buildHandoff, HANDOFF_TOKEN_BUDGET, PACK_EVENTS, PACK_TASKS, RECENT_DAYS } from "./pack.ts";
+import type { ContextPackRow, SessionRow } from "./schema.ts";
+import {
+  getSession,
+  insertPack,
+  insertRun,
+  insertSession,
+  openTasks,
+  recallSessions,
+  recentTaskEvents,
+  sessionIdTaken,
+  updateSession,
+} from "./store.ts";
+
+/**
+ * Session rules. Ownership: a session belongs to the principal that created it. session_save
+ * and resume_context let star callers act on other principals' sessions (the catalog's star
+ * bypass); close_session never does ("only entries owned by the caller's own principal flip").
+ * Every path also needs the session's project inside the caller's grants. Shape checks (UUID
+ * form, supplied project) run before any lookup, so they answer alike for any session.
+ */
+
+type Trx = Transaction<ShampooDB>;
+const DAY_MS = 86_400_000;
+
+/** The catalog's denial: foreign, invisible and (for updates) missing sessions read the same. */
+export function sessionNotFound(): DomainError {
+  return new DomainError("not_found", "session not found", { error_type: "not_found" });
+}
+
+const pgLock = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
+
+/** A non-empty string, or undefined: empty and null supply nothing. */
+function supplied(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+async function saveEvent(
+  ctx: ShampooCtx,
+  trx: Trx,
+  now: number,
+  old: SessionRow | null,
+  row: SessionRow,
+  action: string,
+  payload: unknown,
+) {
+  return recordEvent(trx, ctx.caller, ctx.source, now, {
+    entityKind: "session",
+    entityId: row.session_id,
+    action,
+    old: old ? sessionEventView(old) : null,
+    new: sessionEventView(row),
+    payload,
+    parentEventId: old?.last_event_id ?? null,
+  });
+}
+
+/**
+ * Create-or-update by id in one transaction. A fresh id is assigned when none is given. An id
+ * held by a session the caller may not touch (another owner without star, or a project outside
+ * the grants) answers "session not found", exactly like a denied update. Updates keep the prior
+ * project, summary and files wherever the call supplies nothing (empty and null supply nothing);
+ * ended_at is stamped to now on both paths. Saving an ended session renews it (state live).
+ */
+export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  let id: string;
+  if (blank(a.session_id)) id = randomUUID();
+  else {
+    const parsed = parseSessionId(String(a.session_id));
+    if (parsed === null) throw malformedSession();
+    id = parsed;
+  }
+  const projectGiven = supplied(a.project) !== undefined;
+  const project = projectGiven ? projectValue(a.project) : null;
+  // Supplied projects must be granted now, whatever the session.
+  if (projectGiven && !canWrite(ctx.caller, project)) throw scopeDenied();
+  const summary = supplied(a.summary);
+  const files = filesValue(a.active_files);
+  const now = ctx.clock.now();
+  const at = iso(now);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const old = await getSession(trx, ctx.caller, id, { starBypass: true, lock: pgLock(ctx) });
+    if (old) {
+      // The session's current project must be writable too (getSession already filtered it).
+      const row: SessionRow = {
+        ...old,
+        project: projectGiven ? project : old.project,
+        summary: summary ?? old.summary,
+        active_files: files ?? old.active_files,
+        state: "live",
+        ended_at: at,
+        updated_at: at,
+      };
+      row.last_event_id = await saveEvent(ctx, trx, now, old, row, "update", a);
+      const { profile: _p, session_id: _s, ...set } = row;
+      await updateSession(trx, old.profile, id, set);
+      return { action: "updated", session_id: id };
+    }
+    if (await sessionIdTaken(trx, ctx.caller.profile, id)) throw sessionNotFound();
+    // An omitted project on creation is an untagged write: it needs the untagged grant.
+    if (!projectGiven && !canWrite(ctx.caller, null)) throw scopeDenied();
+    const row: SessionRow = {
+      profile: ctx.caller.profile,
+      session_id: id,
+      owner: ctx.caller.principal,
+      project,
+      summary: summary ?? null,
+      active_files: files,
+      state: "live",
+      started_at: at,
+      ended_at: at,
+      closed_at: null,
+      closed_by: null,
+      updated_at: at,
+      last_event_id: "",
+    };
+    row.last_event_id = await saveEvent(ctx, trx, now, null, row, "create", a);
+    // Lost a race for the same explicit id: the other create won; answer like any taken id.
+    if (!(await insertSession(trx, row))) throw sessionNotFound();
+    return { action: "created", session_id: id };
+  });
+}
+
+/** Pure read: the caller's most recently saved sessions (star: everyone's), inside the grants. */
+export async function sessionRecall(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const rows = await recallSessions(ctx.database.db, ctx.caller, recallCount(a.last_n));
+  return { sessions: rows.map(sessionView), count: rows.length };
+}
+
+/**
+ * Moves one live session owned by the caller's own principal (no star bypass) to ended. Foreign,
+ * unknown, malformed and already-ended ids all answer matched 0 and change nothing.
+ */
+export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const given = String(a.session_id);
+  const id = parseSessionId(given);
+  const untouched = { closed: given, matched: 0 };
+  if (id === null) return untouched;
+  const now = ctx.clock.now();
+  const at = iso(now);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const old = await getSession(trx, ctx.caller, id, { starBypass: false, lock: pgLock(ctx) });
+    if (old?.state !== "live") return untouched;
+    const row: SessionRow = {
+      ...old,
+      state: "ended",
+      ended_at: at,
+      closed_at: at,
+      closed_by: ctx.caller.principal,
+      updated_at: at,
+    };
+    row.last_event_id = await saveEvent(ctx, trx, now, old, row, "close", a);
+    const { profile: _p, session_id: _s, ...set } = row;
+    await updateSession(trx, old.profile, id, set);
+    return { closed: given, matched: 1 };
+  });
+}
+
+/**
+ * Builds and persists a handoff pack (with its run-history entry and one history event) from
+ * the facts available now, then returns it with the continuity lists. Open questions, chunks
+ * awaiting human input and changed facts have no store before context governance: they are
+ * empty lists, and the summary says so.
+ */
+export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  let id: string | null = null;
+  if (!blank(a.session_id)) {
+    id = parseSessionId(String(a.session_id));
+    if (id === null) throw malformedSession();
+  }
+  const includeQuestions = a.include_open_questions !== false;
+  const now = ctx.clock.now();
+  const at = iso(now);
+  const scope = scopeOf(ctx.caller);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    let session: SessionRow | null = null;
+    if (id !== null) {
+      session = (await getSession(trx, ctx.caller, id, { starBypass: true })) ?? null;
+      if (!session) throw sessionNotFound();
+    }
+    const project = session ? session.project : undefined;
+    const tasks = await openTasks(trx, scope, project, PACK_TASKS);
+    const events = await recentTaskEvents(trx, scope, project, iso(now - RECENT_DAYS * DAY_MS), PACK_EVENTS);
+    const built = buildHandoff({ now, budget: HANDOFF_TOKEN_BUDGET, session, tasks, events });
+
+    const packId = randomUUID();
+    const runId = randomUUID();
+    const pack: ContextPackRow = {
+      pack_id: packId,
+      profile: ctx.caller.profile,
+      pack_type: "handoff",
+      session_id: id,
+      project: session?.project ?? null,
+      token_budget: HANDOFF_TOKEN_BUDGET,
+      token_usage: built.tokenUsage,
+      freshness_score: built.freshness,
+      body: built.body,
+      items_json: JSON.stringify(built.items),
+      status: "active",
+      created_by: ctx.caller.principal,
+      created_at: at,
+      last_event_id: "",
+    };
+    const { body: _b, items_json: _i, last_event_id: _l, ...meta } = pack;
+    pack.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
+      entityKind: "context_pack",
+      entityId: packId,
+      action: "create",
+      old: null,
+      new: { ...meta, items: built.items },
+      payload: { ...a, run_id: runId },
+    });
+    await insertPack(trx, pack);
+
+    const what = `${built.counts.tasks} open task${built.counts.tasks === 1 ? "" : "s"}, ${built.counts.events} recent event${built.counts.events === 1 ? "" : "s"}`;
+    const head = session
+      ? `Resumed session ${id} (${session.project === null ? "untagged" : `project ${session.project}`}): handoff pack ${packId} with the session summary, ${built.counts.files} active file${built.counts.files === 1 ? "" : "s"}, ${what}`
+      : `General handoff (no session): pack ${packId} with ${what} across your visible projects`;
+    const pending = includeQuestions
+      ? "Open questions, chunks awaiting human input and changed facts are not tracked yet (they arrive with context governance), so those lists are empty."
+      : "Open-question scan skipped on request; chunks awaiting human input and changed facts are not tracked yet (they arrive with context governance), so those lists are empty.";
+    const summary = `${head} (${built.tokenUsage} of ${HANDOFF_TOKEN_BUDGET} tokens). ${pending}`;
+
+    await insertRun(trx, {
+      run_id: runId,
+      profile: ctx.caller.profile,
+      tool: "resume_context",
+      principal: ctx.caller.principal,
+      session_id: id,
+      pack_id: packId,
+      status: "completed",
+      input_json: JSON.stringify(a),
+      result_json: JSON.stringify({
+        pack_id: packId,
+        token_usage: built.tokenUsage,
+        freshness_score: built.freshness,
+        counts: built.counts,
+        open_question_scan: includeQuestions,
+      }),
+      started_at: at,
+      finished_at: at,
+    });
+
+    return {
+      session_id: id,
+      open_questions: [],
+      changed_facts_since_last_session: [],
+      chunks_awaiting_human: [],
+      pack: { pack_id: packId, token_usage: built.tokenUsage, freshness_score: built.freshness, body: built.body },
+      summary,
+    };
+  });
+}

@@ -1,0 +1,21 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { closeSession } from "../service.ts";
+
+export const close_session = tool({
+  name: "close_session",
+  title: "Close a session",
+  description:
+    "Closes one live session owned by your own principal: it moves to ended (star does not bypass ownership here). Returns closed (the session_id as given) and matched (1 closed, 0 untouched). Foreign, unknown, malformed or already-ended ids are not errors: matched 0, with no hint whether the session exists. Nothing is removed; the entry stays as evidence and a later session_save renews it.",
+  inputSchema: input(
+    { session_id: { type: "string", maxLength: 200, description: "UUID of the session to close (required)." } },
+    ["session_id"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["closed", "matched"],
+    additionalProperties: false,
+    properties: { closed: { type: "string" }, matched: { type: "integer", enum: [0, 1] } },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (a, ctx) => closeSession(ctx, a),
+});

@@ -1,0 +1,65 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { resumeContext } from "../service.ts";
+
+export const resume_context = tool({
+  name: "resume_context",
+  title: "Resume where the last session left off",
+  description:
+    "Session continuity bundle: builds and persists a handoff pack (with a run-history entry) and returns it with open questions, chunks awaiting human input and recently changed facts. The pack body holds the session's summary and active files, the open tasks of its project and their recent history (last 7 days), under a 4000-token budget; without session_id it is a general handoff over every project you can see. A supplied session must be yours (star bypasses) and inside your grants, or it reads as 'session not found'; a malformed id answers 'session_id must be a UUID returned by session_save'. Open questions, awaiting chunks and changed facts arrive with context governance and are empty lists until then (the summary says so). Read-shaped but persisted through the pack, hence a write.",
+  inputSchema: input({
+    include_open_questions: {
+      type: "boolean",
+      description: "Defaults true; false skips the open-question scan.",
+    },
+    session_id: {
+      type: ["string", "null"],
+      maxLength: 200,
+      description:
+        "Session to resume (a UUID from session_save). Absent or blank: a general handoff with no session data.",
+    },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: [
+      "session_id",
+      "open_questions",
+      "changed_facts_since_last_session",
+      "chunks_awaiting_human",
+      "pack",
+      "summary",
+    ],
+    additionalProperties: false,
+    properties: {
+      session_id: { type: ["string", "null"] },
+      open_questions: {
+        type: "array",
+        maxItems: 20,
+        items: {
+          type: "object",
+          properties: {
+            text: { type: "string" },
+            type: { type: "string" },
+            priority: { type: ["string", "number"] },
+            chunk_title: { type: ["string", "null"] },
+          },
+        },
+      },
+      changed_facts_since_last_session: { type: "array", maxItems: 20, items: { type: "object" } },
+      chunks_awaiting_human: { type: "array", maxItems: 10, items: { type: "object" } },
+      pack: {
+        type: "object",
+        required: ["pack_id", "token_usage", "freshness_score", "body"],
+        additionalProperties: false,
+        properties: {
+          pack_id: { type: "string" },
+          token_usage: { type: "integer" },
+          freshness_score: { type: "number", minimum: 0, maximum: 1 },
+          body: { type: "string" },
+        },
+      },
+      summary: { type: "string" },
+    },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: (a, ctx) => resumeContext(ctx, a),
+});

@@ -1,0 +1,43 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { RECALL_DEFAULT, RECALL_MAX } from "../model.ts";
+import { sessionRecall } from "../service.ts";
+
+const nullable = (type: string) => ({ type: [type, "null"] });
+
+export const session_recall = tool({
+  name: "session_recall",
+  title: "Recall recent sessions",
+  description: `Recalls your most recently saved sessions, newest first (last save first), with project, summary, active files and timestamps. Only sessions inside your project grants and owned by your own principal are returned (star sees every owner's); anything else reads as an empty list. last_n defaults to ${RECALL_DEFAULT}; integers, integral floats and booleans (true = 1, false = 0) are accepted; negatives read as 0 and values above ${RECALL_MAX} as ${RECALL_MAX}. Pure read.`,
+  inputSchema: input({
+    last_n: {
+      type: ["integer", "boolean"],
+      description: `How many sessions to return (default ${RECALL_DEFAULT}, at most ${RECALL_MAX}).`,
+    },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: ["sessions", "count"],
+    additionalProperties: false,
+    properties: {
+      sessions: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["session_id", "project", "summary", "active_files", "started_at", "ended_at"],
+          additionalProperties: false,
+          properties: {
+            session_id: { type: "string" },
+            project: nullable("string"),
+            summary: nullable("string"),
+            active_files: { type: ["array", "null"], items: { type: "string" } },
+            started_at: nullable("string"),
+            ended_at: nullable("string"),
+          },
+        },
+      },
+      count: { type: "integer" },
+    },
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (a, ctx) => sessionRecall(ctx, a),
+});

@@ -1,0 +1,35 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { sessionSave } from "../service.ts";
+
+export const session_save = tool({
+  name: "session_save",
+  title: "Save a session snapshot",
+  description:
+    "Saves a session snapshot, creating it on first call and updating it on later calls with the same id. The durable handoff surface: project, summary and active files persist beyond the current run. Omit session_id (or send it blank) for a fresh server-assigned UUID; a malformed id answers 'session_id must be a UUID returned by session_save'. Updates keep the prior project, summary and files wherever the call supplies nothing; ended_at is stamped to now on every save. Only your own sessions (any session with star) inside your project grants can be updated; anything else reads as 'session not found'. An omitted project on creation is an untagged write and needs the untagged grant.",
+  inputSchema: input({
+    active_files: {
+      type: ["array", "null"],
+      items: { type: "string", maxLength: 4096 },
+      description: "Files in play. Empty, missing or null stores as null; otherwise stored as a JSON list.",
+    },
+    project: {
+      type: ["string", "null"],
+      maxLength: 200,
+      description: "Project tag; must be granted now. Omitted on creation: untagged (needs the untagged grant).",
+    },
+    session_id: {
+      type: ["string", "null"],
+      maxLength: 200,
+      description: "UUID of the session to update. Omit or blank for a fresh server-assigned UUID.",
+    },
+    summary: { type: ["string", "null"], maxLength: 100_000, description: "Where the work stands." },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: ["action", "session_id"],
+    additionalProperties: false,
+    properties: { action: { type: "string", enum: ["created", "updated"] }, session_id: { type: "string" } },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: (a, ctx) => sessionSave(ctx, a),
+});

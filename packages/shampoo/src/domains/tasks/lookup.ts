@@ -1,0 +1,285 @@
+import { type FtsMode, searchTerms } from "./fts.ts";
+import { cell, table } from "./markdown.ts";
+
+/**
+ * Remembered-phrase lookup under the memory_lookup_v2 ranking contract (find_by_title).
+ *
+ * Sources are pluggable: tasks and notes are one source (surfaces title, description, notes,
+ * project); the knowledge graph adds an entity source (surfaces name, observations,
+ * entity_type, project) without touching the scorer. A source offers a cheap prefilter (its
+ * full-text index narrows the candidate pool) and a bounded scan of everything the caller may
+ * see; both load only in-scope rows.
+ *
+ * Scoring, per surface: the match quality (exact, whole phrase, phrase at a word start,
+ * substring inside a word, spacing-insensitive, all words, most words) times the surface weight.
+ * An entry's score is its best surface plus a tenth of the others (corroboration). Confidence
+ * comes from the score; finished entries rank below every live entry whatever their score.
+ */
+
+export const RANKING_CONTRACT_VERSION = "memory_lookup_v2";
+export const LOOKUP_STRATEGIES = ["fts_prefilter", "full_scan_fallback"] as const;
+export type LookupStrategy = (typeof LOOKUP_STRATEGIES)[number];
+
+/** Surface weights (the score of an exact match there) and tie-break priority. */
+export const SURFACES: Record<string, { weight: number; priority: number }> = {
+  title: { weight: 100, priority: 7 },
+  name: { weight: 100, priority: 6 },
+  description: { weight: 60, priority: 5 },
+  observations: { weight: 55, priority: 4 },
+  notes: { weight: 45, priority: 3 },
+  project: { weight: 40, priority: 2 },
+  entity_type: { weight: 30, priority: 1 },
+};
+
+/** Match quality of the fragment against one surface's text, 0..1. */
+export const QUALITY = {
+  exact: 1,
+  phrase: 0.9,
+  word_prefix: 0.8,
+  substring: 0.7,
+  compact: 0.6,
+  all_words: 0.55,
+  /** times the fraction of words found; needs at least half of them */
+  some_words: 0.3,
+} as const;
+
+/** Shortest fragment (or word) that may match part of a word. */
+export const MIN_PARTIAL = 3;
+
+/** Confidence floors on the entry score. */
+export const CONFIDENCE = { high: 70, medium: 40 } as const;
+export type Confidence = "high" | "medium" | "low";
+
+export interface LookupCandidate {
+  id: string;
+  /** false for finished content (done, archived, cancelled): ranks below all live entries. */
+  live: boolean;
+  updatedAt: string;
+  /** Surface name → text (null = empty surface). */
+  texts: Record<string, string | null>;
+  /** The public fields of the match entry (kind, id, title, …). */
+  fields: Record<string, unknown>;
+}
+
+export interface LookupSource {
+  name: string;
+  surfaces: string[];
+  /**
+   * Up to `pool` in-scope candidates the full-text index relates to `terms`: all of them (the
+   * last as a prefix) or any of them (each as a prefix); best full-text rank first.
+   */
+  prefilter(terms: string[], raw: string, pool: number, mode: FtsMode): Promise<LookupCandidate[]>;
+  /** Up to `cap` in-scope candidates, live first, most recently updated first. */
+  scan(cap: number): Promise<LookupCandidate[]>;
+}
+
+/** Accent-, case- and punctuation-insensitive words joined by single spaces. */
+export function normalizeLookup(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+interface Query {
+  norm: string;
+  compact: string;
+  words: string[];
+  /** The lowercased fragment, for fragments without any word character ("c++" keeps "c"). */
+  rawLower: string;
+}
+
+function prepare(fragment: string): Query {
+  const norm = normalizeLookup(fragment);
+  return {
+    norm,
+    compact: norm.replaceAll(" ", ""),
+    words: norm ? norm.split(" ") : [],
+    rawLower: fragment.toLowerCase(),
+  };
+}
+
+export function matchQuality(fragment: string, text: string | null): number {
+  return quality(prepare(fragment), text);
+}
+
+function quality(q: Query, text: string | null): number {
+  if (text === null || text === "") return 0;
+  if (q.norm === "") return text.toLowerCase().includes(q.rawLower) ? QUALITY.substring : 0;
+  const t = normalizeLookup(text);
+  if (t === "") return 0;
+  if (t === q.norm) return QUALITY.exact;
+  const padded = ` ${t} `;
+  if (padded.includes(` ${q.norm} `)) return QUALITY.phrase;
+  // Partial-word matches need a few characters: "c" or "ad" inside words is noise, not memory.
+  const partial = q.norm.length >= MIN_PARTIAL;
+  if (partial && padded.includes(` ${q.norm}`)) return QUALITY.word_prefix;
+  if (partial && t.includes(q.norm)) return QUALITY.substring;
+  if (q.words.length > 1 && q.compact.length >= MIN_PARTIAL && t.replaceAll(" ", "").includes(q.compact))
+    return QUALITY.compact;
+  if (q.words.length > 1) {
+    const tw = new Set(t.split(" "));
+    const has = (w: string) => tw.has(w) || (w.length >= MIN_PARTIAL && [...tw].some((x) => x.startsWith(w)));
+    const hits = q.words.filter(has).length;
+    if (hits === q.words.length) return QUALITY.all_words;
+    if (hits * 2 >= q.words.length) return (QUALITY.some_words * hits) / q.words.length;
+  }
+  return 0;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+export function confidenceOf(score: number): Confidence {
+  if (score >= CONFIDENCE.high) return "high";
+  if (score >= CONFIDENCE.medium) return "medium";
+  return "low";
+}
+
+interface Scored {
+  candidate: LookupCandidate;
+  score: number;
+  surfaceScores: Record<string, number>;
+  matchedIn: string[];
+  confidence: Confidence;
+}
+
+function scoreCandidate(q: Query, c: LookupCandidate, surfaces: string[]): Scored | undefined {
+  const hits: [string, number][] = [];
+  for (const s of surfaces) {
+    const rule = SURFACES[s];
+    if (!rule) continue;
+    const v = round2(rule.weight * quality(q, c.texts[s] ?? null));
+    if (v > 0) hits.push([s, v]);
+  }
+  if (hits.length === 0) return undefined;
+  hits.sort((x, y) => y[1] - x[1] || (SURFACES[y[0]]?.priority ?? 0) - (SURFACES[x[0]]?.priority ?? 0));
+  const [best, ...rest] = hits;
+  const score = round2((best?.[1] ?? 0) + 0.1 * rest.reduce((s, h) => s + h[1], 0));
+  return {
+    candidate: c,
+    score,
+    surfaceScores: Object.fromEntries(hits),
+    matchedIn: hits.map((h) => h[0]),
+    confidence: confidenceOf(score),
+  };
+}
+
+function scoreAll(q: Query, batches: { source: LookupSource; candidates: LookupCandidate[] }[]): Scored[] {
+  const out: Scored[] = [];
+  const seen = new Set<string>();
+  for (const { source, candidates } of batches) {
+    for (const c of candidates) {
+      const key = `${source.name}:${c.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const s = scoreCandidate(q, c, source.surfaces);
+      if (s) out.push(s);
+    }
+  }
+  // Live before finished; then score; then the stronger surface; then most recent; then id.
+  return out.sort(
+    (x, y) =>
+      Number(y.candidate.live) - Number(x.candidate.live) ||
+      y.score - x.score ||
+      (SURFACES[y.matchedIn[0] ?? ""]?.priority ?? 0) - (SURFACES[x.matchedIn[0] ?? ""]?.priority ?? 0) ||
+      (x.candidate.updatedAt < y.candidate.updatedAt ? 1 : x.candidate.updatedAt > y.candidate.updatedAt ? -1 : 0) ||
+      (x.candidate.id < y.candidate.id ? -1 : x.candidate.id > y.candidate.id ? 1 : 0),
+  );
+}
+
+/** Candidate pool of the prefilter: five per requested match, at least 50, at most 500. */
+export function poolSize(limit: number): number {
+  return Math.min(500, Math.max(50, limit * 5));
+}
+
+export const MARKDOWN_HEADER = ["#", "Kind", "Title", "Status", "Project", "Matched in", "Confidence", "Score"];
+
+/**
+ * Looks a fragment up across sources. The full-text prefilter is tried first (entries with every
+ * word, then entries with any word); when it yields no entry of medium or high confidence
+ * (nothing found, or only weak hits, e.g. the fragment sits inside words), every source is
+ * scanned instead (bounded by `scanCap` rows per source).
+ * When some entry reaches medium confidence, low-confidence entries are hidden and counted in
+ * hidden_low_confidence_count; when none does, the low ones are shown as the best available.
+ */
+export async function lookup(
+  sources: LookupSource[],
+  fragment: string,
+  limit: number,
+  scanCap: number,
+): Promise<Record<string, unknown>> {
+  const query = fragment.trim();
+  const base = { query, ranking_contract_version: RANKING_CONTRACT_VERSION };
+  if (query === "") {
+    return {
+      matches: [],
+      count: 0,
+      ...base,
+      hidden_low_confidence_count: 0,
+      markdown: "",
+      message: "Empty title fragment",
+    };
+  }
+  const q = prepare(query);
+  const terms = searchTerms(query);
+  let strategy: LookupStrategy = "fts_prefilter";
+  let scored: Scored[] = [];
+  // Narrow first (every word), then wider (any word): a remembered phrase usually has all its
+  // words in one entry, and the narrow pass spares ranking every row that shares one common word.
+  const stages: FtsMode[] = terms.length === 0 ? [] : terms.length === 1 ? ["any"] : ["all", "any"];
+  for (const mode of stages) {
+    const pool = poolSize(limit);
+    const batches = await Promise.all(
+      sources.map(async (source) => ({ source, candidates: await source.prefilter(terms, query, pool, mode) })),
+    );
+    scored = scoreAll(q, batches);
+    if (scored.some((s) => s.confidence !== "low")) break;
+  }
+  if (!scored.some((s) => s.confidence !== "low")) {
+    strategy = "full_scan_fallback";
+    const batches = await Promise.all(
+      sources.map(async (source) => ({ source, candidates: await source.scan(scanCap) })),
+    );
+    scored = scoreAll(q, batches);
+  }
+  const confident = scored.filter((s) => s.confidence !== "low");
+  const visible = confident.length > 0 ? confident : scored;
+  const shown = visible.slice(0, limit);
+  const matches: (Record<string, unknown> & { matched_in: string[]; confidence: Confidence; score: number })[] =
+    shown.map((s) => ({
+      ...s.candidate.fields,
+      score: s.score,
+      matched_in: s.matchedIn,
+      surface_scores: s.surfaceScores,
+      primary_surface: s.matchedIn[0],
+      confidence: s.confidence,
+      ranking_contract_version: RANKING_CONTRACT_VERSION,
+    }));
+  const markdown =
+    matches.length === 0
+      ? ""
+      : table(
+          MARKDOWN_HEADER,
+          matches.map((m, i) => [
+            String(i + 1),
+            cell(String(m.kind ?? "")),
+            cell(String(m.title ?? "")),
+            cell((m.status ?? m.entity_type ?? null) as string | null),
+            cell((m.project ?? null) as string | null),
+            m.matched_in.join(", "),
+            m.confidence,
+            String(m.score),
+          ]),
+        );
+  return {
+    matches,
+    count: matches.length,
+    ...base,
+    hidden_low_confidence_count: scored.length - visible.length,
+    lookup_strategy: strategy,
+    markdown,
+    message: matches.length === 0 ? "No title matches" : null,
+  };
+}

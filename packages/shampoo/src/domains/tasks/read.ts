@@ -1,0 +1,584 @@
+import { type DialectName, DomainError, type Kysely, sql, type Transaction } from "kernel";
+import { projectValue, type Scope, scopeOf } from "../../access/caller.ts";
+import type { ShampooCtx } from "../../context.ts";
+import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { type FtsSql, ftsSql, searchTerms } from "./fts.ts";
+import { type LookupCandidate, type LookupSource, lookup } from "./lookup.ts";
+import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
+import { FINISHED, type STATUSES, taskView, today } from "./model.ts";
+import { buildReadyContext, checkMode, READY_LIMIT, type ReadyInput, type ReadyRow, suggestedIds } from "./ready.ts";
+import { scoped } from "./store.ts";
+
+/**
+ * The read side of tasks and notes: query_tasks, find_by_title, task_digest, ready_context.
+ *
+ * Every query starts from `scoped(db, scope)`, so content outside the caller's grants is never
+ * loaded, searched, counted or scored: an out-of-scope filter and a filter that matches nothing
+ * produce the same bytes. Nothing here writes: no history event, no column touched. "Today" is
+ * the UTC date of the injected clock; past-due means due_date < today.
+ */
+
+type Raw<T> = ReturnType<typeof sql<T>>;
+type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
+
+/**
+ * Runs a read of several statements on one consistent snapshot, so counts, pages and the rows
+ * they describe agree under concurrent writes: REPEATABLE READ and READ ONLY on PostgreSQL (the
+ * engine itself refuses any write), one deferred read transaction on SQLite (WAL: writers are
+ * not blocked).
+ */
+function readSnapshot<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
+  return ctx.database.db.transaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute(fn);
+}
+
+const TASK_COLUMNS = [
+  "shampoo_tasks.id",
+  "shampoo_tasks.profile",
+  "shampoo_tasks.project",
+  "shampoo_tasks.title",
+  "shampoo_tasks.title_norm",
+  "shampoo_tasks.type",
+  "shampoo_tasks.status",
+  "shampoo_tasks.priority",
+  "shampoo_tasks.section",
+  "shampoo_tasks.description",
+  "shampoo_tasks.notes",
+  "shampoo_tasks.due_date",
+  "shampoo_tasks.parent_id",
+  "shampoo_tasks.recurring",
+  "shampoo_tasks.reminder_at",
+  "shampoo_tasks.assignee",
+  "shampoo_tasks.shared_by",
+  "shampoo_tasks.created_by",
+  "shampoo_tasks.created_at",
+  "shampoo_tasks.updated_at",
+  "shampoo_tasks.last_event_id",
+] as const;
+
+/** Every column but the long bodies (description, notes): what bulk scoring loads. */
+const READY_COLUMNS = TASK_COLUMNS.filter(
+  (c) => c !== "shampoo_tasks.description" && c !== "shampoo_tasks.notes",
+) as Exclude<(typeof TASK_COLUMNS)[number], "shampoo_tasks.description" | "shampoo_tasks.notes">[];
+
+const FINISHED_LIST = [...FINISHED];
+const LIVE_STATUSES = ["not_started", "in_progress"];
+
+/** An integer argument clamped into [min, max]; absent → fallback. */
+export function clampInt(v: unknown, min: number, max: number, fallback: number): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) return fallback;
+  return Math.min(max, Math.max(min, Math.trunc(v)));
+}
+
+const and = (parts: Raw<boolean>[]): Raw<boolean> =>
+  parts.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`(${sql.join(parts, sql` AND `)})`;
+
+const inList = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`));
+
+/** Byte-order text comparison on both engines, so orderings agree across dialects and locales. */
+const collated = (dialect: DialectName, column: string) =>
+  dialect === "postgres" ? sql`${sql.ref(column)} COLLATE "C"` : sql`${sql.ref(column)}`;
+
+const PRIORITY_VALUE = sql`(CASE shampoo_tasks.priority WHEN 'critical' THEN 3 WHEN 'high' THEN 2 WHEN 'medium' THEN 1 ELSE 0 END)`;
+const STATUS_ORDER = sql`(CASE shampoo_tasks.status WHEN 'in_progress' THEN 0 WHEN 'not_started' THEN 1 WHEN 'done' THEN 2 WHEN 'cancelled' THEN 3 ELSE 4 END)`;
+const SECTION_ORDER = sql`(CASE shampoo_tasks.section WHEN 'today' THEN 0 WHEN 'inbox' THEN 1 WHEN 'next' THEN 2 WHEN 'waiting' THEN 3 ELSE 4 END)`;
+const TYPE_ORDER = sql`(CASE shampoo_tasks.type WHEN 'task' THEN 0 ELSE 1 END)`;
+
+/** The default order of task lists: most important first, then soonest due, then oldest. */
+const DEFAULT_ORDER = [
+  sql`${PRIORITY_VALUE} DESC`,
+  sql`(shampoo_tasks.due_date IS NULL) ASC`,
+  sql`shampoo_tasks.due_date ASC`,
+  sql`shampoo_tasks.created_at ASC`,
+  sql`shampoo_tasks.id ASC`,
+];
+
+// ---------------------------------------------------------------------------------------------
+// query_tasks
+
+export const SORT_FIELDS = [
+  "created_at",
+  "updated_at",
+  "due_date",
+  "priority",
+  "status",
+  "title",
+  "project",
+  "section",
+  "type",
+] as const;
+export const SORT_ORDERS = ["asc", "desc"] as const;
+type SortField = (typeof SORT_FIELDS)[number];
+type Dir = "asc" | "desc";
+
+/**
+ * Each sort field's key and natural direction. Enumerated fields sort by meaning, not spelling:
+ * priority by rank (desc = critical first), status by lifecycle (in_progress, not_started, done,
+ * cancelled, archived), section by the working day (today, inbox, next, waiting, someday), type
+ * task before note. due_date and project keep empty values last in either direction.
+ */
+const SORTS: Record<SortField, { key: (d: DialectName) => Raw<unknown>; dir: Dir; nullsLast?: string }> = {
+  created_at: { key: () => sql`shampoo_tasks.created_at`, dir: "desc" },
+  updated_at: { key: () => sql`shampoo_tasks.updated_at`, dir: "desc" },
+  due_date: { key: () => sql`shampoo_tasks.due_date`, dir: "asc", nullsLast: "shampoo_tasks.due_date" },
+  priority: { key: () => PRIORITY_VALUE, dir: "desc" },
+  status: { key: () => STATUS_ORDER, dir: "asc" },
+  title: { key: (d) => collated(d, "shampoo_tasks.title_norm"), dir: "asc" },
+  project: { key: (d) => collated(d, "shampoo_tasks.project"), dir: "asc", nullsLast: "shampoo_tasks.project" },
+  section: { key: () => SECTION_ORDER, dir: "asc" },
+  type: { key: () => TYPE_ORDER, dir: "asc" },
+};
+
+function invalidSort(what: string, value: string): DomainError {
+  return new DomainError(
+    "invalid_sort",
+    `invalid_sort: ${what} ${JSON.stringify(value)} is not allowed; sort_by must be one of ${SORT_FIELDS.join(", ")} and sort_order one of ${SORT_ORDERS.join(", ")}`,
+    { error_type: "invalid_sort", allowed_sort_by: [...SORT_FIELDS], allowed_sort_order: [...SORT_ORDERS] },
+  );
+}
+
+/** Validates sort_by/sort_order ("" = not given) into ORDER BY terms (without tie-breaks). */
+export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: unknown): Raw<unknown>[] {
+  const by = typeof sortBy === "string" ? sortBy.trim() : "";
+  const order = typeof sortOrder === "string" ? sortOrder.trim().toLowerCase() : "";
+  if (by !== "" && !(SORT_FIELDS as readonly string[]).includes(by)) throw invalidSort("sort_by", by);
+  if (order !== "" && !(SORT_ORDERS as readonly string[]).includes(order)) throw invalidSort("sort_order", order);
+  if (by === "") {
+    if (order === "") return [];
+    // Only a direction: it applies to the default key, priority.
+    return [sql`${PRIORITY_VALUE} ${sql.raw(order.toUpperCase())}`];
+  }
+  const s = SORTS[by as SortField];
+  const dir = (order || s.dir).toUpperCase();
+  const terms: Raw<unknown>[] = [];
+  if (s.nullsLast) terms.push(sql`(${sql.ref(s.nullsLast)} IS NULL) ASC`);
+  terms.push(sql`${s.key(dialect)} ${sql.raw(dir)}`);
+  return terms;
+}
+
+export const QUERY_LIMIT = { min: 1, max: 200, default: 50 };
+const NOTES_CELL_MAX = 80;
+export const QUERY_HEADER = ["#", "Title", "Status", "Priority", "Section", "Due", "Project", "Created", "Notes"];
+
+/** Fields of a task summary (summary_only): no long text bodies. */
+const SUMMARY_FIELDS = [
+  "id",
+  "title",
+  "type",
+  "status",
+  "priority",
+  "section",
+  "project",
+  "due_date",
+  "parent_id",
+  "assignee",
+  "created_at",
+  "updated_at",
+] as const;
+
+function summaryView(t: TaskRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of SUMMARY_FIELDS) out[f] = t[f];
+  return out;
+}
+
+/** Ranks are reported with 6 significant digits (bm25 values can be tiny); ordering uses full precision. */
+function roundRank(v: unknown): number {
+  const n = Number(v);
+  return Number.isFinite(n) ? Number(n.toPrecision(6)) : 0;
+}
+
+function createdCell(createdAt: string): string {
+  return `${createdAt.slice(0, 10)} ${createdAt.slice(11, 16)}`;
+}
+
+export function queryMarkdown(rows: TaskRow[], offset: number): string {
+  return table(
+    QUERY_HEADER,
+    rows.map((r, i) => [
+      String(offset + i + 1),
+      cell(r.title),
+      r.status,
+      r.priority,
+      r.section,
+      r.due_date ?? EMPTY,
+      cell(r.project),
+      createdCell(r.created_at),
+      cell(r.notes, NOTES_CELL_MAX),
+    ]),
+  );
+}
+
+export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const dialect = ctx.database.dialect;
+  const order = resolveSort(dialect, a.sort_by, a.sort_order);
+  const limit = clampInt(a.limit, QUERY_LIMIT.min, QUERY_LIMIT.max, QUERY_LIMIT.default);
+  const offset = clampInt(a.offset, 0, Number.MAX_SAFE_INTEGER, 0);
+  // "" filters the untagged enclave; "*" is a grant, never a project value (rejected).
+  const project = a.project === undefined ? undefined : projectValue(a.project);
+  const day = today(ctx.clock.now());
+
+  const where: Raw<boolean>[] = [];
+  if (typeof a.status === "string") where.push(sql<boolean>`shampoo_tasks.status = ${a.status}`);
+  else if (a.include_completed !== true)
+    where.push(sql<boolean>`shampoo_tasks.status NOT IN (${inList(FINISHED_LIST)})`);
+  if (a.overdue_only === true) {
+    // Past-due content only, and never finished content (even with include_completed).
+    where.push(sql<boolean>`shampoo_tasks.due_date IS NOT NULL AND shampoo_tasks.due_date < ${day}`);
+    where.push(sql<boolean>`shampoo_tasks.status NOT IN (${inList(FINISHED_LIST)})`);
+  }
+  for (const f of ["priority", "section", "type", "parent_id"] as const) {
+    if (typeof a[f] === "string") where.push(sql<boolean>`${sql.ref(`shampoo_tasks.${f}`)} = ${a[f]}`);
+  }
+  if (project !== undefined) {
+    where.push(
+      project === null ? sql<boolean>`shampoo_tasks.project IS NULL` : sql<boolean>`shampoo_tasks.project = ${project}`,
+    );
+  }
+
+  const searchText = typeof a.search === "string" ? a.search.trim() : "";
+  let fts: FtsSql | undefined;
+  if (searchText !== "") {
+    const terms = searchTerms(searchText);
+    // Text without a single word character cannot match anything full-text.
+    if (terms.length === 0) return emptyPage(0, offset, limit);
+    fts = ftsSql(dialect, terms, searchText, "all");
+  }
+
+  const scope = scopeOf(ctx.caller);
+  return readSnapshot(ctx, async (db) => {
+    const base = () =>
+      scoped(db, scope)
+        .$if(fts?.join !== undefined, (qb) =>
+          qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
+        )
+        .$if(fts?.where !== undefined, (qb) => qb.where(fts?.where as Raw<boolean>))
+        .where(and(where));
+
+    const orderBy = [...(fts ? [sql`${fts.rank} DESC`] : []), ...order, ...DEFAULT_ORDER];
+    const rows = (await base()
+      .select(TASK_COLUMNS)
+      .select(sql<number>`${fts ? fts.rank : sql`0`}`.as("fts_rank"))
+      .select(sql<number>`count(*) over ()`.as("total_count"))
+      .orderBy(sql.join(orderBy))
+      .limit(limit)
+      .offset(offset)
+      .execute()) as (TaskRow & { fts_rank: number; total_count: number | string })[];
+
+    let total: number;
+    if (rows.length > 0) total = Number(rows[0]?.total_count);
+    else if (offset === 0) total = 0;
+    else {
+      const r = await base().select(sql<number | string>`count(*)`.as("n")).executeTakeFirst();
+      total = Number(r?.n ?? 0);
+    }
+    if (rows.length === 0) return emptyPage(total, offset, limit);
+
+    const tasks = rows.map((r) => {
+      const { fts_rank, total_count: _t, ...row } = r;
+      const view = a.summary_only === true ? summaryView(row) : taskView(row);
+      if (fts) view.rank = roundRank(fts_rank);
+      return view;
+    });
+    const out: Record<string, unknown> = {
+      tasks,
+      count: tasks.length,
+      total,
+      offset,
+      limit,
+      markdown: queryMarkdown(rows, offset),
+    };
+    if (total > offset + tasks.length) {
+      out.has_more = true;
+      out.next_offset = offset + tasks.length;
+    }
+    return out;
+  });
+}
+
+/** The empty shape: identical for "nothing matches" and "nothing you may see". */
+function emptyPage(total: number, offset: number, limit: number): Record<string, unknown> {
+  return { tasks: [], count: 0, total, offset, limit, message: "No tasks match" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// task_digest
+
+export const DIGEST_LIMIT = { min: 1, max: 100, default: 20 };
+export const DIGEST_OVERDUE_MAX = 10;
+export const DIGEST_SECTIONS = ["today", "inbox", "next"] as const;
+const DIGEST_HEADER = "## Task Digest";
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+function digestLine(t: TaskRow, extra: string[]): string {
+  const bits = [...extra];
+  if (t.status === "in_progress") bits.push("in progress");
+  if (t.project !== null) bits.push(oneLine(t.project));
+  return `- [${t.priority.toUpperCase()}] ${truncate(oneLine(t.title), 200)}${bits.length ? ` — ${bits.join(" · ")}` : ""}`;
+}
+
+/**
+ * The session-start digest over tasks (never notes) in scope: status counts, then up to 10
+ * past-due live tasks (oldest due first), then live tasks of today, inbox and next (in that
+ * order; most important, then soonest due first), the listing capped at `limit` items in total.
+ * active_count counts every live task in those three sections and overdue_count every past-due
+ * live task, both before any cap; a section cut short says how many more there are.
+ */
+export async function taskDigest(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const includeOverdue = a.include_overdue !== false;
+  const limit = clampInt(a.limit, DIGEST_LIMIT.min, DIGEST_LIMIT.max, DIGEST_LIMIT.default);
+  const day = today(ctx.clock.now());
+  return readSnapshot(ctx, (db) => digestOn(db, ctx, includeOverdue, limit, day));
+}
+
+async function digestOn(
+  db: Db,
+  ctx: ShampooCtx,
+  includeOverdue: boolean,
+  limit: number,
+  day: string,
+): Promise<Record<string, unknown>> {
+  const tasks = () => scoped(db, scopeOf(ctx.caller)).where("type", "=", "task");
+  const live = () => tasks().where("status", "in", LIVE_STATUSES);
+
+  const statusRows = await tasks()
+    .select(["status", sql<number | string>`count(*)`.as("n")])
+    .groupBy("status")
+    .execute();
+  const statusCounts = { not_started: 0, in_progress: 0, done: 0, archived: 0, cancelled: 0 } as Record<
+    (typeof STATUSES)[number],
+    number
+  >;
+  for (const r of statusRows) statusCounts[r.status as (typeof STATUSES)[number]] = Number(r.n);
+  const anyTask = Object.values(statusCounts).some((n) => n > 0);
+  if (!anyTask) return { digest: DIGEST_HEADER, active_count: 0, overdue_count: 0, status_counts: statusCounts };
+
+  const sectionRows = await live()
+    .where("section", "in", [...DIGEST_SECTIONS])
+    .select(["section", sql<number | string>`count(*)`.as("n")])
+    .groupBy("section")
+    .execute();
+  const perSection = new Map(sectionRows.map((r) => [r.section, Number(r.n)]));
+  const activeCount = [...perSection.values()].reduce((s, n) => s + n, 0);
+  const active = (await live()
+    .where("section", "in", [...DIGEST_SECTIONS])
+    .select(TASK_COLUMNS)
+    .orderBy(sql.join([sql`${SECTION_ORDER} ASC`, ...DEFAULT_ORDER]))
+    .limit(limit)
+    .execute()) as TaskRow[];
+
+  let overdue: TaskRow[] = [];
+  let overdueCount = 0;
+  if (includeOverdue) {
+    const pastDue = () => live().where("due_date", "is not", null).where("due_date", "<", day);
+    const c = await pastDue().select(sql<number | string>`count(*)`.as("n")).executeTakeFirst();
+    overdueCount = Number(c?.n ?? 0);
+    overdue = (await pastDue()
+      .select(TASK_COLUMNS)
+      .orderBy(sql.join([sql`shampoo_tasks.due_date ASC`, ...DEFAULT_ORDER]))
+      .limit(DIGEST_OVERDUE_MAX)
+      .execute()) as TaskRow[];
+  }
+
+  const open = statusCounts.not_started + statusCounts.in_progress;
+  const lines = [
+    DIGEST_HEADER,
+    `**Open:** ${open} (not started ${statusCounts.not_started}, in progress ${statusCounts.in_progress}) · **Done:** ${statusCounts.done} · **Archived:** ${statusCounts.archived} · **Cancelled:** ${statusCounts.cancelled}`,
+  ];
+  if (overdue.length > 0) {
+    lines.push("", `### Past due (${overdueCount})`);
+    for (const t of overdue) {
+      const late = daysBetween(t.due_date as string, day);
+      lines.push(digestLine(t, [`due ${t.due_date} (${late} day${late === 1 ? "" : "s"} late)`]));
+    }
+    if (overdueCount > overdue.length) lines.push(`- … ${overdueCount - overdue.length} more past due`);
+  }
+  for (const section of DIGEST_SECTIONS) {
+    const total = perSection.get(section) ?? 0;
+    if (total === 0) continue;
+    const listed = active.filter((t) => t.section === section);
+    lines.push("", `### ${section[0]?.toUpperCase()}${section.slice(1)} (${total})`);
+    for (const t of listed) lines.push(digestLine(t, t.due_date ? [`due ${t.due_date}`] : []));
+    if (total > listed.length) lines.push(`- … ${total - listed.length} more`);
+  }
+  return {
+    digest: lines.join("\n"),
+    active_count: activeCount,
+    overdue_count: overdueCount,
+    status_counts: statusCounts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// find_by_title: the task/note source of the lookup (entities plug in as another source)
+
+const LOOKUP_COLUMNS = [
+  "shampoo_tasks.id",
+  "shampoo_tasks.title",
+  "shampoo_tasks.description",
+  "shampoo_tasks.notes",
+  "shampoo_tasks.project",
+  "shampoo_tasks.type",
+  "shampoo_tasks.status",
+  "shampoo_tasks.section",
+  "shampoo_tasks.priority",
+  "shampoo_tasks.due_date",
+  "shampoo_tasks.created_at",
+  "shampoo_tasks.updated_at",
+] as const;
+
+type LookupRow = Pick<
+  TaskRow,
+  | "id"
+  | "title"
+  | "description"
+  | "notes"
+  | "project"
+  | "type"
+  | "status"
+  | "section"
+  | "priority"
+  | "due_date"
+  | "created_at"
+  | "updated_at"
+>;
+
+function taskCandidate(r: LookupRow): LookupCandidate {
+  return {
+    id: r.id,
+    live: !FINISHED.has(r.status),
+    updatedAt: r.updated_at,
+    texts: { title: r.title, description: r.description, notes: r.notes, project: r.project },
+    fields: {
+      kind: r.type === "note" ? "note" : "task",
+      id: r.id,
+      title: r.title,
+      type: r.type,
+      status: r.status,
+      section: r.section,
+      priority: r.priority,
+      due_date: r.due_date,
+      project: r.project,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    },
+  };
+}
+
+const LIVE_FIRST = sql`(CASE WHEN shampoo_tasks.status IN (${inList(FINISHED_LIST)}) THEN 1 ELSE 0 END) ASC`;
+
+/** The most rows a full-scan fallback scores: live first, most recently updated first. */
+export const LOOKUP_SCAN_CAP = 5000;
+
+function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
+  return {
+    name: "tasks",
+    surfaces: ["title", "description", "notes", "project"],
+    async prefilter(terms, raw, pool, mode) {
+      const fts = ftsSql(dialect, terms, raw, mode);
+      const rows = (await scoped(db, scope)
+        .$if(fts.join !== undefined, (qb) =>
+          qb.innerJoin(fts.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts.on as Raw<boolean>)),
+        )
+        .$if(fts.where !== undefined, (qb) => qb.where(fts.where as Raw<boolean>))
+        .select(LOOKUP_COLUMNS)
+        // The pool is cut in the final ranking's own terms where FTS cannot tell rows apart:
+        // live first, then relevance, then most recently updated, then id.
+        .orderBy(
+          sql.join([LIVE_FIRST, sql`${fts.rank} DESC`, sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]),
+        )
+        .limit(pool)
+        .execute()) as LookupRow[];
+      return rows.map(taskCandidate);
+    },
+    async scan(cap) {
+      const rows = (await scoped(db, scope)
+        .select(LOOKUP_COLUMNS)
+        .orderBy(sql.join([LIVE_FIRST, sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]))
+        .limit(cap)
+        .execute()) as LookupRow[];
+      return rows.map(taskCandidate);
+    },
+  };
+}
+
+export const LOOKUP_LIMIT = { min: 1, max: 100, default: 20 };
+
+export async function findByTitle(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const limit = clampInt(a.limit, LOOKUP_LIMIT.min, LOOKUP_LIMIT.max, LOOKUP_LIMIT.default);
+  const fragment = String(a.title_fragment ?? "");
+  const scope = scopeOf(ctx.caller);
+  return readSnapshot(ctx, (db) =>
+    lookup([taskSource(db, ctx.database.dialect, scope)], fragment, limit, LOOKUP_SCAN_CAP),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// ready_context
+
+/** The most live rows ready_context scores in one call (most important first). */
+export const READY_LOAD_CAP = 5000;
+/** Finished tasks updated this recently are prime's explicit exclusions ("done: do not redo"). */
+export const RECENTLY_FINISHED_DAYS = 14;
+const IN_CHUNK = 500;
+
+export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const now = ctx.clock.now();
+  const includeReadings = a.include_readings === true;
+  const scope = scopeOf(ctx.caller);
+  const mode = checkMode(a.mode);
+  const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
+  return readSnapshot(ctx, async (db) => {
+    const live = (await scoped(db, scope)
+      .where("status", "in", LIVE_STATUSES)
+      .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
+      .select(READY_COLUMNS)
+      .orderBy(sql.join(DEFAULT_ORDER))
+      .limit(READY_LOAD_CAP)
+      .execute()) as ReadyRow[];
+
+    // Structural blockers come only from visible rows: an invisible subtask never blocks (and so
+    // never reveals itself), an invisible parent is as good as none.
+    const openSubtasks = new Map<string, string[]>();
+    for (const r of live) {
+      if (r.type === "task" && r.parent_id !== null) {
+        const list = openSubtasks.get(r.parent_id) ?? [];
+        list.push(r.id);
+        openSubtasks.set(r.parent_id, list);
+      }
+    }
+    const parentIds = [...new Set(live.map((r) => r.parent_id).filter((p): p is string => p !== null))];
+    const parentStatus = new Map<string, string>();
+    for (let i = 0; i < parentIds.length; i += IN_CHUNK) {
+      const chunk = parentIds.slice(i, i + IN_CHUNK);
+      const rows = await scoped(db, scope).where("id", "in", chunk).select(["id", "status"]).execute();
+      for (const r of rows) parentStatus.set(r.id, r.status);
+    }
+
+    let finished: ReadyRow[] = [];
+    if (mode === "prime") {
+      const since = new Date(now - RECENTLY_FINISHED_DAYS * 86_400_000).toISOString();
+      finished = (await scoped(db, scope)
+        .where("status", "in", FINISHED_LIST)
+        .where("type", "=", "task")
+        .where("updated_at", ">=", since)
+        .select(READY_COLUMNS)
+        .orderBy(sql.join([sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]))
+        .limit(limit)
+        .execute()) as ReadyRow[];
+    }
+
+    const input: ReadyInput = { now, includeReadings, limit, live, openSubtasks, parentStatus, finished };
+    if (mode === "suggested") {
+      // Suggested items are task-shaped: only the few shown get their long bodies loaded.
+      const ids = suggestedIds(input);
+      const full = ids.length
+        ? ((await scoped(db, scope).where("id", "in", ids).select(TASK_COLUMNS).execute()) as TaskRow[])
+        : [];
+      input.full = new Map(full.map((r) => [r.id, r]));
+    }
+    return buildReadyContext(mode, input);
+  });
+}

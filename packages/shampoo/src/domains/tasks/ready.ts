@@ -1,0 +1,403 @@
+import { DomainError } from "kernel";
+import type { TaskRow } from "../../store/schema.ts";
+import { FINISHED, taskView, today } from "./model.ts";
+
+/**
+ * ready_context (contract ready_context.v1): deterministic "what next" records built from
+ * structure only — status, section, priority, due date, reminder, parent/subtask links and
+ * timestamps — never from keywords in the text, so a task is never blocked or buried because
+ * its notes happen to mention a word. Same rows and same clock → same bytes.
+ *
+ * Ready states, in rank order:
+ * - ready_now: live, unblocked, and in progress, in today, past due or due today, or critical;
+ * - suggested_ready: live and unblocked otherwise (inbox, next; someday with a due date);
+ * - blocked: has open subtasks the caller can see (the subtasks are the actionable leaves);
+ * - waiting: parked in the waiting section (follow-up due once its reminder time passes);
+ * - cleanup_candidate: its parent is finished while it is still open, or an untouched inbox
+ *   item (not started, no due date, not updated for 30 days);
+ * - reading: a live note, only with include_readings (notes are reading, not work);
+ * - deferred: in someday without a due date.
+ * Within a state: score (higher first), due date (soonest first, none last), created_at, id.
+ */
+
+export const READY_CONTRACT_VERSION = "ready_context.v1";
+export const READY_MODES = ["ready", "suggested", "prime"] as const;
+export type ReadyMode = (typeof READY_MODES)[number];
+export const READY_LIMIT = { min: 1, max: 100, default: 12 };
+
+export const READY_STATES = [
+  "ready_now",
+  "suggested_ready",
+  "blocked",
+  "waiting",
+  "cleanup_candidate",
+  "reading",
+  "deferred",
+] as const;
+export type ReadyState = (typeof READY_STATES)[number];
+const STATE_RANK = Object.fromEntries(READY_STATES.map((s, i) => [s, i])) as Record<ReadyState, number>;
+
+/** Reason codes in precedence order: reason_primary is the first one present. */
+export const REASONS = [
+  "past_due",
+  "due_today",
+  "in_progress",
+  "section_today",
+  "critical_priority",
+  "followup_due",
+  "open_subtasks",
+  "waiting",
+  "parent_finished",
+  "stale_inbox",
+  "due_soon",
+  "high_priority",
+  "someday",
+  "reading",
+  "backlog",
+] as const;
+type Reason = (typeof REASONS)[number];
+
+export const DUE_SOON_DAYS = 3;
+export const STALE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export const MANDATE =
+  "Consult ready_context before broad memory search, and work from top_ready_items first. Never invent work.";
+export const GUIDANCE =
+  "Start with top_ready_items (ready_now before suggested_ready); resolve blocked_or_waiting next. cleanup_candidates and explicit_exclusions are review-only: change them only on clear evidence. When the pack is empty, query or ask for real work instead of inventing tasks.";
+
+/** "" or absent → ready; anything else outside the three modes → validation error with valid_modes. */
+export function checkMode(v: unknown): ReadyMode {
+  if (v === undefined || v === "") return "ready";
+  if ((READY_MODES as readonly unknown[]).includes(v)) return v as ReadyMode;
+  throw new DomainError(
+    "invalid_mode",
+    `Invalid mode: ${JSON.stringify(v)}; valid modes are ${READY_MODES.join(", ")}`,
+    { error_type: "validation", valid_modes: [...READY_MODES], contract_version: READY_CONTRACT_VERSION },
+  );
+}
+
+/** What scoring reads of a row: everything but the long bodies (never loaded in bulk). */
+export type ReadyRow = Omit<TaskRow, "description" | "notes">;
+
+export interface ReadyInput {
+  now: number;
+  includeReadings: boolean;
+  limit: number;
+  /** Live rows in scope (notes only with include_readings). */
+  live: ReadyRow[];
+  /** parent id → ids of its live subtasks (visible ones only). */
+  openSubtasks: Map<string, string[]>;
+  /** id → status of visible parents. */
+  parentStatus: Map<string, string>;
+  /** Recently finished tasks (prime only). */
+  finished: ReadyRow[];
+  /** Full rows of the suggested candidates (suggested only; see suggestedIds). */
+  full?: Map<string, TaskRow>;
+}
+
+interface Blocker {
+  kind: "waiting" | "open_subtasks";
+  detail: string;
+  refs: string[];
+}
+
+export interface ReadyRecord {
+  id: string;
+  type: string;
+  title: string;
+  status: string;
+  section: string;
+  priority: string;
+  due_date: string | null;
+  project: string | null;
+  parent_id: string | null;
+  ready_state: ReadyState;
+  score: number;
+  urgency: "critical" | "high" | "medium" | "low";
+  urgency_reason: string;
+  reasons: Reason[];
+  reason_primary: Reason;
+  blockers: Blocker[];
+  next_action: string;
+  provenance: Record<string, unknown>;
+  sort_position: number;
+}
+
+function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** reminder_at without an offset is read as UTC (the server's only timezone). */
+function instant(v: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:\d{2})$/.test(v) ? v : `${v}Z`);
+}
+
+const PRIORITY_POINTS: Record<string, number> = { critical: 40, high: 30, medium: 20, low: 10 };
+const SECTION_POINTS: Record<string, number> = { today: 20, next: 6, inbox: 3 };
+
+function provenance(t: ReadyRow): Record<string, unknown> {
+  return {
+    source_kind: t.type === "note" ? "note" : "task",
+    source_id: t.id,
+    project: t.project,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    last_event_id: t.last_event_id,
+    rule_version: READY_CONTRACT_VERSION,
+  };
+}
+
+/** The dates every record is judged against, computed once per call. */
+interface Clockwork {
+  day: string;
+  soon: string;
+  staleBefore: number;
+}
+
+function nextAction(state: ReadyState, inProgress: boolean, followupDue: boolean, parentFinished: boolean): string {
+  switch (state) {
+    case "ready_now":
+      return inProgress ? "Continue it" : "Start it now";
+    case "suggested_ready":
+      return "Pick it up once ready_now work is done";
+    case "blocked":
+      return "Work the open subtasks first";
+    case "waiting":
+      return followupDue ? "Follow up: the reminder time has passed" : "Check whether the wait is over";
+    case "cleanup_candidate":
+      return parentFinished
+        ? "Its parent is finished: close it or move it under live work"
+        : "Triage: schedule it, park it in someday, or cancel it";
+    case "reading":
+      return "Read when relevant to the work at hand";
+    default:
+      return "Leave it parked until it is scheduled";
+  }
+}
+
+function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<ReadyRecord, "sort_position"> {
+  const { day } = clk;
+  const base = {
+    id: t.id,
+    type: t.type,
+    title: t.title,
+    status: t.status,
+    section: t.section,
+    priority: t.priority,
+    due_date: t.due_date,
+    project: t.project,
+    parent_id: t.parent_id,
+    provenance: provenance(t),
+  };
+  if (t.type === "note") {
+    return {
+      ...base,
+      ready_state: "reading",
+      score: PRIORITY_POINTS[t.priority] ?? 0,
+      urgency: "low",
+      urgency_reason: "reading material, not work",
+      reasons: ["reading"],
+      reason_primary: "reading",
+      blockers: [],
+      next_action: nextAction("reading", false, false, false),
+    };
+  }
+  const due = t.due_date;
+  const pastDue = due !== null && due < day;
+  const dueToday = due === day;
+  const dueSoon = due !== null && due > day && due <= clk.soon;
+  const inProgress = t.status === "in_progress";
+  const critical = t.priority === "critical";
+  const high = t.priority === "high";
+  const waiting = t.section === "waiting";
+  const followupDue = waiting && t.reminder_at !== null && instant(t.reminder_at) <= input.now;
+  const kids = [...(input.openSubtasks.get(t.id) ?? [])].sort();
+  const parentState = t.parent_id === null ? undefined : input.parentStatus.get(t.parent_id);
+  const parentFinished = parentState !== undefined && FINISHED.has(parentState);
+  const staleInbox =
+    t.section === "inbox" && t.status === "not_started" && due === null && Date.parse(t.updated_at) < clk.staleBefore;
+
+  const blockers: Blocker[] = [];
+  if (waiting) blockers.push({ kind: "waiting", detail: "parked in the waiting section", refs: [] });
+  if (kids.length > 0) {
+    blockers.push({
+      kind: "open_subtasks",
+      detail: `${kids.length} open subtask${kids.length === 1 ? "" : "s"}`,
+      refs: kids,
+    });
+  }
+
+  const flags: Record<Reason, boolean> = {
+    past_due: pastDue,
+    due_today: dueToday,
+    in_progress: inProgress,
+    section_today: t.section === "today",
+    critical_priority: critical,
+    followup_due: followupDue,
+    open_subtasks: kids.length > 0,
+    waiting,
+    parent_finished: parentFinished,
+    stale_inbox: staleInbox,
+    due_soon: dueSoon,
+    high_priority: high,
+    someday: t.section === "someday",
+    reading: false,
+    backlog: false,
+  };
+  const reasons = REASONS.filter((r) => flags[r]);
+  if (reasons.length === 0) reasons.push("backlog");
+
+  let state: ReadyState;
+  if (waiting) state = "waiting";
+  else if (kids.length > 0) state = "blocked";
+  else if (parentFinished) state = "cleanup_candidate";
+  else if (inProgress || t.section === "today" || pastDue || dueToday || critical) state = "ready_now";
+  else if (staleInbox) state = "cleanup_candidate";
+  else if (t.section === "someday" && due === null) state = "deferred";
+  else state = "suggested_ready";
+
+  let score = (PRIORITY_POINTS[t.priority] ?? 0) + (SECTION_POINTS[t.section] ?? 0);
+  if (pastDue) score += 30 + Math.min(10, Math.round((Date.parse(day) - Date.parse(due as string)) / DAY_MS));
+  if (dueToday) score += 25;
+  if (dueSoon) score += 12;
+  if (inProgress) score += 15;
+  if (followupDue) score += 10;
+
+  let urgency: ReadyRecord["urgency"];
+  let urgencyReason: string;
+  if (pastDue && (critical || high))
+    [urgency, urgencyReason] = ["critical", `past due since ${due} at ${t.priority} priority`];
+  else if (pastDue) [urgency, urgencyReason] = ["high", `past due since ${due}`];
+  else if (dueToday) [urgency, urgencyReason] = ["high", "due today"];
+  else if (critical) [urgency, urgencyReason] = ["high", "critical priority"];
+  else if (followupDue) [urgency, urgencyReason] = ["high", "waiting follow-up is due"];
+  else if (dueSoon) [urgency, urgencyReason] = ["medium", `due ${due}`];
+  else if (high) [urgency, urgencyReason] = ["medium", "high priority"];
+  else if (inProgress) [urgency, urgencyReason] = ["medium", "in progress"];
+  else if (t.section === "today") [urgency, urgencyReason] = ["medium", "planned for today"];
+  else [urgency, urgencyReason] = ["low", "no time pressure"];
+
+  return {
+    ...base,
+    ready_state: state,
+    score,
+    urgency,
+    urgency_reason: urgencyReason,
+    reasons,
+    reason_primary: reasons[0] as Reason,
+    blockers,
+    next_action: nextAction(state, inProgress, followupDue, parentFinished),
+  };
+}
+
+function compare(
+  a: Omit<ReadyRecord, "sort_position">,
+  b: Omit<ReadyRecord, "sort_position">,
+  rows: Map<string, ReadyRow>,
+) {
+  const ca = rows.get(a.id)?.created_at ?? "";
+  const cb = rows.get(b.id)?.created_at ?? "";
+  const da = a.due_date ?? "9999-99-99";
+  const db = b.due_date ?? "9999-99-99";
+  return (
+    STATE_RANK[a.ready_state] - STATE_RANK[b.ready_state] ||
+    b.score - a.score ||
+    (da < db ? -1 : da > db ? 1 : 0) ||
+    (ca < cb ? -1 : ca > cb ? 1 : 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/** Every live record, ordered, with sort_position stamped (0-based). */
+export function readyRecords(input: ReadyInput): ReadyRecord[] {
+  const day = today(input.now);
+  const clk: Clockwork = { day, soon: addDays(day, DUE_SOON_DAYS), staleBefore: input.now - STALE_DAYS * DAY_MS };
+  const rows = new Map(input.live.map((t) => [t.id, t]));
+  const records = input.live
+    .filter((t) => !FINISHED.has(t.status) && (t.type === "task" || input.includeReadings))
+    .map((t) => buildRecord(t, input, clk) as ReadyRecord)
+    .sort((a, b) => compare(a, b, rows));
+  records.forEach((r, i) => {
+    r.sort_position = i;
+  });
+  return records;
+}
+
+const ACTIONABLE = new Set<ReadyState>(["ready_now", "suggested_ready"]);
+
+/** The ids suggested mode shows: their full rows are loaded separately (input.full). */
+export function suggestedIds(input: ReadyInput): string[] {
+  return readyRecords(input)
+    .filter((r) => ACTIONABLE.has(r.ready_state))
+    .slice(0, input.limit)
+    .map((r) => r.id);
+}
+
+/**
+ * The scored row with its bodies added. Scoring and display both use the scored row, so a
+ * concurrent edit between the two reads can only leave a body one edit old, never mix rows.
+ */
+function fullRow(row: ReadyRow, input: ReadyInput): TaskRow {
+  const full = input.full?.get(row.id);
+  return { ...row, description: full?.description ?? null, notes: full?.notes ?? null };
+}
+
+export function buildReadyContext(mode: ReadyMode, input: ReadyInput): Record<string, unknown> {
+  const day = today(input.now);
+  const records = readyRecords(input);
+  const head = { contract_version: READY_CONTRACT_VERSION, mode, today_used: day };
+  const limit = input.limit;
+
+  if (mode === "ready") {
+    const items = records.slice(0, limit);
+    return { ...head, count: items.length, total: records.length, truncated: records.length > limit, items };
+  }
+
+  if (mode === "suggested") {
+    const rows = new Map(input.live.map((t) => [t.id, t]));
+    const candidates = records.filter((r) => ACTIONABLE.has(r.ready_state));
+    const items = candidates.slice(0, limit).map((r) => ({
+      ...taskView(fullRow(rows.get(r.id) as ReadyRow, input)),
+      ready_state: r.ready_state,
+      ready_score: r.score,
+      urgency: r.urgency,
+      reason_primary: r.reason_primary,
+      next_action: r.next_action,
+      sort_position: r.sort_position,
+    }));
+    return {
+      ...head,
+      count: items.length,
+      total: candidates.length,
+      truncated: candidates.length > limit,
+      items,
+    };
+  }
+
+  const top = records.filter((r) => ACTIONABLE.has(r.ready_state)).slice(0, limit);
+  const pack: Record<string, unknown> = {
+    ...head,
+    mandate: MANDATE,
+    guidance: GUIDANCE,
+    items_empty: records.length === 0,
+    top_ready_items: top,
+    blocked_or_waiting: records
+      .filter((r) => r.ready_state === "blocked" || r.ready_state === "waiting")
+      .slice(0, limit),
+    cleanup_candidates: records.filter((r) => r.ready_state === "cleanup_candidate").slice(0, limit),
+    explicit_exclusions: input.finished.slice(0, limit).map((t) => ({
+      id: t.id,
+      title: t.title,
+      status: t.status,
+      project: t.project,
+      updated_at: t.updated_at,
+      reason: `finished (${t.status}): review-only, do not redo`,
+      provenance: provenance(t),
+    })),
+    risk_or_escalation_items: records.filter((r) => r.urgency === "critical" || r.urgency === "high").slice(0, limit),
+    evidence_refs: top.map((r) => r.provenance),
+  };
+  if (input.includeReadings) pack.readings = records.filter((r) => r.ready_state === "reading").slice(0, limit);
+  return pack;
+}

@@ -1,0 +1,30 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { DIGEST_LIMIT, DIGEST_OVERDUE_MAX, taskDigest } from "../read.ts";
+
+export const task_digest = tool({
+  name: "task_digest",
+  title: "Task digest",
+  description: `Renders the session-start digest (markdown starting with ## Task Digest): status counts, up to ${DIGEST_OVERDUE_MAX} past-due tasks first, then the live tasks of today, inbox and next. Notes are never part of it. Only tasks inside your project grants are counted and listed; an empty or out-of-scope view is the bare header with zero counts.`,
+  inputSchema: input({
+    include_overdue: {
+      type: "boolean",
+      description: `When true (default), up to ${DIGEST_OVERDUE_MAX} past-due tasks lead the digest and overdue_count counts them all.`,
+    },
+    limit: {
+      type: "integer",
+      description: `Caps the active section listing (today, inbox, next together), clamped to ${DIGEST_LIMIT.min}..${DIGEST_LIMIT.max} (default ${DIGEST_LIMIT.default}).`,
+    },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: ["digest", "active_count", "overdue_count"],
+    properties: {
+      digest: { type: "string", pattern: "^## Task Digest" },
+      active_count: { type: "integer", minimum: 0 },
+      overdue_count: { type: "integer", minimum: 0 },
+      status_counts: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
+    },
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (a, ctx) => taskDigest(ctx, a),
+});

@@ -1,0 +1,57 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { PRIORITIES, SECTIONS } from "../model.ts";
+import { P } from "../schemas.ts";
+import { MATCHED_ON, upsertNoteByTitleProject } from "../service.ts";
+
+export const upsert_note_by_title_project = tool({
+  name: "upsert_note_by_title_project",
+  title: "Create or update a note by title and project",
+  description:
+    "Creates a note or updates the existing note with the same normalized title (case, spacing and accents ignored) within the same project. The idempotent write surface for durable research and decision notes: repeated runs converge on one note instead of creating near-duplicates. New notes default to section next and priority medium; on update only the supplied non-empty fields change. update_if_found false returns a matched note untouched (action existing). Empty or absent project means untagged, which needs the untagged grant.",
+  inputSchema: input(
+    {
+      title: { ...P.title, description: "Note title (required)." },
+      description: {
+        ...P.text,
+        description:
+          "Primary long-form note body. Primary long-form content; notes is only for auxiliary or machine-readable metadata.",
+      },
+      notes: { ...P.text, description: "Optional auxiliary/internal metadata." },
+      priority: {
+        type: "string",
+        enum: ["", ...PRIORITIES],
+        description: "Priority for new notes (default medium); updates only when explicitly set.",
+      },
+      project: {
+        ...P.project,
+        description:
+          "Project tag for matching and grouping. Empty or absent means untagged (needs the untagged grant).",
+      },
+      section: {
+        type: "string",
+        enum: ["", ...SECTIONS],
+        description: "Section for new notes (default next); updates only when explicitly set.",
+      },
+      update_if_found: {
+        ...P.bool,
+        description: "When false, return the existing row without mutation (action existing). Default true.",
+      },
+    },
+    ["title"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["task_id", "title", "type", "action", "matched_on"],
+    properties: {
+      task_id: { type: "string" },
+      title: { type: "string" },
+      type: { const: "note" },
+      action: { enum: ["created", "updated", "existing"] },
+      matched_on: { const: MATCHED_ON },
+      status: { const: "not_started" },
+      fields: { type: "array", items: { type: "string" } },
+    },
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: (a, ctx) => upsertNoteByTitleProject(ctx, a),
+});

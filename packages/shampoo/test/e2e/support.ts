@@ -1,0 +1,374 @@
+/**
+ * End-to-end support: the real `shampoo` binary in a child process, driven by real MCP clients
+ * (the SDK's stdio and Streamable HTTP transports, and the MCP Inspector CLI). The only server
+ * module imported is TOOLS (app.ts), so that every tool registered is called — a new tool without
+ * an example in EXAMPLES fails these tests until it gets one.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { expect } from "vitest";
+import { TOOLS } from "../../src/app.ts";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+export const BIN = join(ROOT, "packages/shampoo/bin/shampoo.mjs");
+export const TOOL_NAMES = TOOLS.map((t) => t.name);
+
+/** What the examples may refer to: made in the same session before the tools are called. */
+export interface Fixture {
+  /** A task in `project`, visible to the caller. */
+  taskId: string;
+  project: string;
+  /** A saved session (when session_save is registered). */
+  sessionId?: string;
+  /** Graph entities in `project` (when create_entities is registered): one with the observation
+   * "fixture observation", one related to it by fixture_rel and linked to the task, one to retire. */
+  entity?: string;
+  entity2?: string;
+  doomed?: string;
+}
+
+type Sc = Record<string, unknown>;
+type Example = (f: Fixture) => Sc;
+
+const need = (f: Fixture, key: keyof Fixture): string => {
+  const v = f[key];
+  if (typeof v !== "string") throw new Error(`this example needs fixture.${key}: register the tool that makes it`);
+  return v;
+};
+
+/**
+ * A minimal valid argument set per tool name. Every tool in TOOLS must have one (checked): a tool
+ * registered without one fails the end-to-end tests, naming it, until it gets one here. Names not
+ * (yet) in TOOLS are simply not called.
+ */
+export const EXAMPLES: Record<string, Example> = {
+  // Tasks and notes
+  archive_done_tasks: () => ({ older_than_days: 0 }),
+  assign_task: (f) => ({ task_id: f.taskId, assignee: "bob" }),
+  bump_overdue_priority: () => ({}),
+  create_task_or_note: (f) => ({
+    title: "E2E: ship the crash test",
+    project: f.project,
+    section: "next",
+    priority: "high",
+    due_date: "2026-12-01",
+    description: "Kill the writer fifty times and check the history.",
+  }),
+  find_by_title: () => ({ title_fragment: "crash" }),
+  query_tasks: (f) => ({ project: f.project }),
+  ready_context: () => ({}),
+  task_digest: () => ({}),
+  update_task: (f) => ({ task_id: f.taskId, status: "in_progress", notes: "e2e" }),
+  upsert_note_by_title_project: (f) => ({
+    title: "E2E runbook",
+    project: f.project,
+    description: "How the end-to-end tests drive the real binary.",
+  }),
+  // Knowledge graph (each write touches its own part of the fixture, so calls may run in any order)
+  add_observations: (f) => ({ observations: [{ entityName: need(f, "entity"), contents: ["seen by e2e"] }] }),
+  create_entities: (f) => ({
+    entities: [{ name: `e2e gamma ${f.project}`, entityType: "component", observations: ["new"], project: f.project }],
+  }),
+  create_relations: (f) => ({
+    relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "depends_on" }],
+  }),
+  delete_entities: (f) => ({ entityNames: [need(f, "doomed")] }),
+  delete_observations: (f) => ({
+    deletions: [{ entityName: need(f, "entity"), observations: ["fixture observation"] }],
+  }),
+  delete_relations: (f) => ({
+    relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "fixture_rel" }],
+  }),
+  open_nodes: (f) => ({ names: [need(f, "entity")] }),
+  read_graph: () => ({}),
+  search_by_project: (f) => ({ query: "alpha", project: f.project }),
+  search_nodes: () => ({ query: "alpha" }),
+  // Task-entity links
+  get_entity_tasks: (f) => ({ entity_name: need(f, "entity2") }),
+  get_task_links: (f) => ({ task_id: f.taskId }),
+  link_task_entity: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity") }),
+  suggest_task_links: (f) => ({ task_id: f.taskId }),
+  unlink_task_entity: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity2") }),
+  // Sessions
+  close_session: (f) => ({ session_id: need(f, "sessionId") }),
+  resume_context: (f) => ({ session_id: need(f, "sessionId") }),
+  session_recall: () => ({ last_n: 5 }),
+  session_save: (f) => ({
+    summary: "E2E: every tool over every transport",
+    project: f.project,
+    active_files: ["packages/shampoo/src/cli.ts"],
+  }),
+};
+
+/**
+ * Calls that make the fixture, in order; each runs only when its tool is registered. The task is
+ * always made (create_task_or_note is the everyday entry point).
+ */
+const FIXTURE_STEPS: Array<{ tool: string; args(f: Fixture): Sc; take(sc: Sc, f: Fixture): Partial<Fixture> }> = [
+  {
+    tool: "create_task_or_note",
+    args: (f) => ({ title: `fixture for ${f.project}`, project: f.project }),
+    take: (sc) => ({ taskId: sc.task_id as string }),
+  },
+  {
+    tool: "session_save",
+    args: (f) => ({ summary: `fixture session for ${f.project}`, project: f.project }),
+    take: (sc) => ({ sessionId: sc.session_id as string }),
+  },
+  {
+    tool: "create_entities",
+    args: (f) => ({
+      entities: ["alpha", "beta", "doomed"].map((n) => ({
+        name: `e2e ${n} ${f.project}`,
+        entityType: "component",
+        observations: ["fixture observation"],
+        project: f.project,
+      })),
+    }),
+    take: (_, f) => ({
+      entity: `e2e alpha ${f.project}`,
+      entity2: `e2e beta ${f.project}`,
+      doomed: `e2e doomed ${f.project}`,
+    }),
+  },
+  {
+    tool: "create_relations",
+    args: (f) => ({ relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "fixture_rel" }] }),
+    take: () => ({}),
+  },
+  {
+    tool: "link_task_entity",
+    args: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity2") }),
+    take: () => ({}),
+  },
+];
+
+/** Makes the fixture through `call` (any transport): the steps whose tools are registered. */
+export async function makeFixture(project: string, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Fixture> {
+  const f: Fixture = { taskId: "", project };
+  for (const step of FIXTURE_STEPS) {
+    if (TOOL_NAMES.includes(step.tool)) Object.assign(f, step.take(await call(step.tool, step.args(f)), f));
+  }
+  return f;
+}
+
+/** Tools in TOOLS with no example: must be empty (a failure names them). */
+export function missingExamples(): string[] {
+  return TOOL_NAMES.filter((n) => !(n in EXAMPLES));
+}
+
+export function tempDir(tag: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `shampoo-e2e-${tag}-`));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export const newToken = (): string => randomBytes(24).toString("base64url");
+
+/** Writes a --config file (mode 0600) and returns its path. */
+export function writeConfig(dir: string, principals: Array<Record<string, unknown>>): string {
+  const file = join(dir, `config-${randomBytes(4).toString("hex")}.json`);
+  writeFileSync(file, JSON.stringify({ principals }, null, 2));
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/**
+ * One MCP client session. Every tools/call result is checked on arrival: it has
+ * structuredContent, that object validates against the tool's outputSchema as published in
+ * tools/list (Ajv 2020, independently of the SDK client's own check), and the text content is the
+ * same JSON.
+ */
+export class Session {
+  private constructor(
+    readonly client: Client,
+    readonly tools: Tool[],
+    private readonly validators: Map<string, ValidateFunction>,
+  ) {}
+
+  static async open(client: Client): Promise<Session> {
+    const { tools } = await client.listTools();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const validators = new Map<string, ValidateFunction>();
+    for (const t of tools) if (t.outputSchema) validators.set(t.name, ajv.compile(t.outputSchema as object));
+    return new Session(client, tools, validators);
+  }
+
+  async call(name: string, args: Sc): Promise<CallToolResult> {
+    const r = (await this.client.callTool({ name, arguments: args })) as CallToolResult;
+    const sc = r.structuredContent;
+    expect(sc, `${name} returns structuredContent`).toBeTypeOf("object");
+    const validate = this.validators.get(name);
+    if (validate && !validate(sc)) {
+      throw new Error(`${name} structuredContent violates its outputSchema: ${JSON.stringify(validate.errors)}`);
+    }
+    const text = r.content.find((c) => c.type === "text");
+    expect(text && JSON.parse((text as { text: string }).text), `${name} text mirrors structuredContent`).toEqual(sc);
+    return r;
+  }
+
+  async sc(name: string, args: Sc): Promise<Sc> {
+    return (await this.call(name, args)).structuredContent as Sc;
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/**
+ * Calls every tool in TOOLS (catalog order) with its example, after creating the fixture task.
+ * No call may be a protocol error (the SDK would throw) or an isError result: write tools must
+ * succeed, and so must reads with valid arguments. Returns each tool's structuredContent.
+ */
+export async function callEveryTool(s: Session, project: string): Promise<Map<string, Sc>> {
+  expect(missingExamples(), "every tool in TOOLS has an example in EXAMPLES").toEqual([]);
+  expect(s.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+  const fixture = await makeFixture(project, (tool, args) => s.sc(tool, args));
+  const results = new Map<string, Sc>();
+  for (const name of TOOL_NAMES) {
+    const args = (EXAMPLES[name] as Example)(fixture);
+    const r = await s.call(name, args);
+    expect(r.isError, `${name} ${JSON.stringify(args)} → ${JSON.stringify(r.structuredContent)}`).toBeFalsy();
+    results.set(name, r.structuredContent as Sc);
+  }
+  return results;
+}
+
+// ------------------------------------------------------------------ the binary over stdio
+
+export interface StdioServer {
+  session: Session;
+  stderr(): string;
+  pid: number;
+  /** Closes the client (stdin EOF) and returns whether the child is gone. */
+  stop(): Promise<boolean>;
+}
+
+export async function startStdio(serveArgs: string[], env?: Record<string, string>): Promise<StdioServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "serve", ...serveArgs],
+    cwd: ROOT,
+    stderr: "pipe",
+    ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}),
+  });
+  let err = "";
+  transport.stderr?.on("data", (c: Buffer) => {
+    err += c.toString("utf8");
+  });
+  const client = new Client({ name: "shampoo-e2e-stdio", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    throw new Error(`stdio server did not initialize: ${(e as Error).message}\n${err}`);
+  }
+  const pid = transport.pid as number;
+  const session = await Session.open(client);
+  return {
+    session,
+    pid,
+    stderr: () => err,
+    stop: async () => {
+      await client.close();
+      return !alive(pid);
+    },
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ------------------------------------------------------------------ the binary over HTTP
+
+export interface HttpServer {
+  url: string;
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then SIGKILL if it lingers; resolves with the exit code (null when killed). */
+  stop(): Promise<number | null>;
+}
+
+const URL_LINE = /MCP \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\s/;
+
+/** Spawns `shampoo serve --http --port 0 …` and waits for the line that prints its URL. */
+export function startHttp(serveArgs: string[]): Promise<HttpServer> {
+  const child = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", ...serveArgs], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    err += c.toString("utf8");
+  });
+  const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`no URL line within 20 s\nstdout: ${out}\nstderr: ${err}`));
+    }, 20_000);
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString("utf8");
+      const m = URL_LINE.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ url: m[1] as string, child, stdout: () => out, stderr: () => err, stop });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before printing its URL\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+}
+
+export async function connectHttp(url: string, token?: string, clientName = "shampoo-e2e-http"): Promise<Session> {
+  const client = new Client({ name: clientName, version: "1.0.0" });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return Session.open(client);
+}
+
+/** Runs the binary to completion (usage errors, refusals); resolves with its exit code and output. */
+export function runBin(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString("utf8");
+    });
+    child.stderr?.on("data", (c: Buffer) => {
+      err += c.toString("utf8");
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, out, err });
+    });
+  });
+}
