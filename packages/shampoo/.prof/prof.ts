@@ -21,6 +21,7 @@ const ctx: ShampooCtx = { caller: localCaller(), source: { tool: "" }, clock: ne
 const { queries } = await import("./build.ts");
 const qs = queries(400);
 for (const q of qs.slice(0, 30)) await shampoo.registry.call("search_nodes", { query: q }, ctx);
+for (let round = 0; round < Number(process.env.ROUNDS ?? 1); round++) {
 const times: [number, string][] = [];
 const cpu: number[] = [];
 for (const q of qs) {
@@ -36,5 +37,6 @@ console.log("cpu p50", cpu[Math.floor(cpu.length * 0.5)]?.toFixed(2), "p95", cpu
 times.sort((a, b) => a[0] - b[0]);
 const p = (x: number) => times[Math.floor(times.length * x)]?.[0].toFixed(2);
 console.log("p50", p(0.5), "p95", p(0.95), "max", times.at(-1)?.[0].toFixed(2));
-console.log(times.slice(-8).map(([t, q]) => `${t.toFixed(1)} ${q}`).join("\n"));
+console.log(times.slice(-3).map(([t, q]) => `${t.toFixed(1)} ${q}`).join("\n"));
+}
 await db.close();

@@ -1,6 +1,6 @@
 /**
  * The crash test, per dialect: a writer killed with SIGKILL at random moments (seeded 20–200 ms
- * after it opened the database), restarted RUNS times on the same database; then the history
+ * after it opened the database), restarted `runs` times (default RUNS) on the same database; then the history
  * invariants (invariants.ts) must hold, every acknowledged write must be there, and the database
  * must open and take a write as if nothing happened.
  */
@@ -25,7 +25,6 @@ export interface Target {
 }
 
 export function crashSuite(name: string, seed: number, open: () => Promise<Target>, runs = RUNS): void {
-  const RUNS = runs;
   let bundle: Bundle;
   let t: Target;
   let summary: CrashSummary;
@@ -40,18 +39,18 @@ export function crashSuite(name: string, seed: number, open: () => Promise<Targe
     await t?.drop();
   });
 
-  it(`${name}: ${RUNS} writers killed with SIGKILL at random moments, restarted each time`, {
+  it(`${name}: ${runs} writers killed with SIGKILL at random moments, restarted each time`, {
     timeout: 60_000,
   }, async () => {
-    summary = await crashLoop({ bundle: bundle.file, target: t.target, runs: RUNS, seed });
-    expect(summary.runs).toHaveLength(RUNS);
+    summary = await crashLoop({ bundle: bundle.file, target: t.target, runs: runs, seed });
+    expect(summary.runs).toHaveLength(runs);
     // The kills landed while writing: most died inside a call (one had started and not been
     // acknowledged), and writes were acknowledged along the way.
-    expect(summary.acked.length).toBeGreaterThan(RUNS);
+    expect(summary.acked.length).toBeGreaterThan(runs);
     const inCall = summary.runs.filter((r) => r.killedInCall).length;
-    expect(inCall).toBeGreaterThan(RUNS / 2);
+    expect(inCall).toBeGreaterThan(runs / 2);
     process.stderr.write(
-      `${name} crash loop: ${RUNS} kills in ${(summary.elapsedMs / 1000).toFixed(1)} s, ${inCall} inside a call, ${summary.acked.length} acknowledged writes\n`,
+      `${name} crash loop: ${runs} kills in ${(summary.elapsedMs / 1000).toFixed(1)} s, ${inCall} inside a call, ${summary.acked.length} acknowledged writes\n`,
     );
   });
 
@@ -70,9 +69,9 @@ export function crashSuite(name: string, seed: number, open: () => Promise<Targe
       const present = new Set(rows.map((r) => r.id));
       expect([...created].filter((id) => !present.has(id))).toEqual([]);
       expect(report.tasks).toBeGreaterThanOrEqual(created.size);
-      expect(report.tasks).toBeLessThanOrEqual(created.size + IN_FLIGHT * RUNS);
+      expect(report.tasks).toBeLessThanOrEqual(created.size + IN_FLIGHT * runs);
       expect(report.events).toBeGreaterThanOrEqual(summary.acked.length);
-      expect(report.events).toBeLessThanOrEqual(summary.acked.length + IN_FLIGHT * RUNS);
+      expect(report.events).toBeLessThanOrEqual(summary.acked.length + IN_FLIGHT * runs);
 
       await t.engineChecks?.();
 

@@ -54,10 +54,27 @@ await new Promise<void>((resolve) => {
   process.stdin.once("end", () => process.exit(0));
 });
 
-const shampoo = await openShampoo({
-  db: target,
-  resolveCaller: (session) => CALLERS[session.sessionId] as Caller,
-});
+/**
+ * Opens as `shampoo serve` does. On PostgreSQL a migration check can fail when another test drops
+ * its schema at that moment (Kysely's introspection evaluates has_schema_privilege over every
+ * schema it listed): that is the neighbours' doing, not this test's subject, so it is retried.
+ */
+async function open(): Promise<Awaited<ReturnType<typeof openShampoo>>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openShampoo({
+        db: target as string,
+        resolveCaller: (session) => CALLERS[session.sessionId] as Caller,
+      });
+    } catch (e) {
+      const message = (e as Error).message;
+      if (attempt >= 5 || !/schema "[^"]+" does not exist/.test(message)) throw e;
+      process.stderr.write(`writer: open retried after a concurrent schema drop: ${message}\n`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+const shampoo = await open();
 const sessions = Object.fromEntries(
   Object.keys(CALLERS).map((k) => [
     k,

@@ -59,47 +59,57 @@ export function tsqueryExpr(p: Probe): string {
 
 const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");
 
-/**
- * Live visible entities whose name, aliases or type match the probe, newest first, at most
- * `limit`. Matches are streamed in index order and never ranked in the database: the cost is
- * bounded by `limit`, not by how common a term is (ranking happens on the small pool).
- */
-export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, p: Probe, limit: number) {
-  if (dialect === "sqlite") {
-    const r = await sql<EntityHit>`
-      SELECT ${ENTITY_COLS}
-      FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-      WHERE shampoo_entities_fts MATCH ${fts5Expr(p)} AND e.status = 'active' AND ${visibleSql("e", s)}
-      ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${limit}`.execute(db);
-    return r.rows;
-  }
-  const r = await sql<EntityHit>`
-    SELECT ${ENTITY_COLS}
-    FROM shampoo_entities e
-    WHERE e.search @@ to_tsquery('simple', ${tsqueryExpr(p)}) AND e.status = 'active' AND ${visibleSql("e", s)}
-    LIMIT ${limit}`.execute(db);
-  return r.rows;
+/** One probe of a batch, with its own row limit. */
+export interface Limited {
+  probe: Probe;
+  limit: number;
 }
 
-/** Live observations of live visible entities that match the probe; as entityHits. */
-export async function observationHits(db: Db, dialect: DialectName, s: GraphScope, p: Probe, limit: number) {
-  const cols = sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head,
-    length(o.content) AS len, ${ENTITY_COLS}`;
-  const r =
+/** Rows of a batch of probes, tagged with the index of the probe that found them. */
+export type Tagged<T> = T & { probe: number };
+
+/**
+ * Live visible entities whose name, aliases or type match each probe, at most `limit` per probe
+ * (newest first on SQLite). All probes run as one statement (UNION ALL of limited subqueries):
+ * one round trip, and no probe can starve another. Matches are streamed in index order and never
+ * ranked in the database: the cost is bounded by the limits, not by how common a term is.
+ */
+export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[]) {
+  if (probes.length === 0) return [];
+  const one = (l: Limited, i: number) =>
     dialect === "sqlite"
-      ? await sql<ObservationHit>`SELECT ${cols}
+      ? sql`SELECT * FROM (SELECT ${ENTITY_COLS}, ${i} AS probe
+          FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
+          WHERE shampoo_entities_fts MATCH ${fts5Expr(l.probe)} AND e.status = 'active' AND ${visibleSql("e", s)}
+          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${l.limit})`
+      : sql`(SELECT ${ENTITY_COLS}, ${i}::int AS probe FROM shampoo_entities e
+          WHERE e.search @@ to_tsquery('simple', ${tsqueryExpr(l.probe)}) AND e.status = 'active' AND ${visibleSql("e", s)}
+          LIMIT ${l.limit})`;
+  const r = await sql<Tagged<EntityHit>>`${sql.join(probes.map(one), sql` UNION ALL `)}`.execute(db);
+  return r.rows.map((x) => ({ ...x, probe: Number(x.probe) }));
+}
+
+/** Live observations of live visible entities that match each probe; as entityHits. */
+export async function observationHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[]) {
+  if (probes.length === 0) return [];
+  const cols = (i: number) => sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head,
+    length(o.content) AS len, ${ENTITY_COLS}, ${dialect === "sqlite" ? sql`${i}` : sql`${i}::int`} AS probe`;
+  const one = (l: Limited, i: number) =>
+    dialect === "sqlite"
+      ? sql`SELECT * FROM (SELECT ${cols(i)}
           FROM shampoo_observations_fts
           JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
           JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE shampoo_observations_fts MATCH ${fts5Expr(p)}
+          WHERE shampoo_observations_fts MATCH ${fts5Expr(l.probe)}
             AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
-          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${limit}`.execute(db)
-      : await sql<ObservationHit>`SELECT ${cols}
+          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${l.limit})`
+      : sql`(SELECT ${cols(i)}
           FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE o.search @@ to_tsquery('simple', ${tsqueryExpr(p)}) AND o.profile = ${s.profile}
+          WHERE o.search @@ to_tsquery('simple', ${tsqueryExpr(l.probe)}) AND o.profile = ${s.profile}
             AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
-          LIMIT ${limit}`.execute(db);
-  return r.rows.map((x) => ({ ...x, len: Number(x.len) }));
+          LIMIT ${l.limit})`;
+  const r = await sql<Tagged<ObservationHit>>`${sql.join(probes.map(one), sql` UNION ALL `)}`.execute(db);
+  return r.rows.map((x) => ({ ...x, len: Number(x.len), probe: Number(x.probe) }));
 }
 
 export interface HeadRow {
@@ -154,25 +164,26 @@ export interface NeighbourRow {
 
 /**
  * Live visible entities one live relation away from the seeds (either direction), at most
- * `limit`. Two keyed queries (edges by endpoint index, then entities by id), so no planner can
- * turn it into a walk over all entities.
+ * `limit`, ordered by name. One statement; the order is applied here, not in SQL, so that no
+ * planner is tempted to walk every entity in name order instead of following the edges.
  */
 export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: number): Promise<NeighbourRow[]> {
   if (seeds.length === 0) return [];
-  const edges = await sql<{ seed: string; other: string }>`
-    SELECT r.from_id AS seed, r.to_id AS other FROM shampoo_relations r
-      WHERE r.from_id IN (${sql.join(seeds)}) AND r.status = 'active'
-    UNION
-    SELECT r.to_id AS seed, r.from_id AS other FROM shampoo_relations r
-      WHERE r.to_id IN (${sql.join(seeds)}) AND r.status = 'active'`.execute(db);
-  if (edges.rows.length === 0) return [];
-  const seedOf = new Map<string, string>();
-  for (const e of edges.rows) if (!seedOf.has(e.other)) seedOf.set(e.other, e.seed);
-  const others = [...seedOf.keys()].slice(0, 4 * limit);
-  const rows = await sql<EntityHit>`SELECT ${ENTITY_COLS} FROM shampoo_entities e
-    WHERE e.id IN (${sql.join(others)}) AND e.status = 'active' AND ${visibleSql("e", s)}
-    ORDER BY e.name, e.id LIMIT ${limit}`.execute(db);
-  return rows.rows.map((r) => ({ ...r, seed: seedOf.get(r.id) as string }));
+  const rows = await sql<NeighbourRow>`
+    SELECT n.seed, ${ENTITY_COLS} FROM (
+      SELECT r.from_id AS seed, r.to_id AS other FROM shampoo_relations r
+        WHERE r.from_id IN (${sql.join(seeds)}) AND r.status = 'active'
+      UNION
+      SELECT r.to_id AS seed, r.from_id AS other FROM shampoo_relations r
+        WHERE r.to_id IN (${sql.join(seeds)}) AND r.status = 'active'
+    ) n CROSS JOIN shampoo_entities e
+    WHERE e.id = n.other AND e.status = 'active' AND ${visibleSql("e", s)}
+    LIMIT ${limit * 8}`.execute(db);
+  const seen = new Set<string>();
+  return rows.rows
+    .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    .filter((r) => !seen.has(r.id) && seen.add(r.id) !== undefined)
+    .slice(0, limit);
 }
 
 // ------------------------------------------------------------------------------------------------

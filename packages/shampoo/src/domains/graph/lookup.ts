@@ -69,8 +69,8 @@ export function entityLookupSource(db: Db, dialect: DialectName, s: GraphScope):
       if (words.length === 0) return [];
       const last = words[words.length - 1] ?? null;
       const probe = { terms: words, forms: q.forms, prefix: last, any: mode === "any" };
-      const ents = await entityHits(db, dialect, s, probe, pool);
-      const obs = await observationHits(db, dialect, s, probe, pool * PROBE_FACTOR);
+      const ents = await entityHits(db, dialect, s, [{ probe, limit: pool }]);
+      const obs = await observationHits(db, dialect, s, [{ probe, limit: pool * PROBE_FACTOR }]);
       const ids: string[] = [];
       for (const id of [...ents.map((e) => e.id), ...obs.map((o) => o.entity_id)]) {
         if (!ids.includes(id) && ids.length < pool) ids.push(id);

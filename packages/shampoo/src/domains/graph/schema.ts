@@ -336,6 +336,10 @@ export function pgFold(col: string): string {
 export const PG_ENTITY_DOC = "(name || E'\\n' || alias_text || E'\\n' || entity_type)";
 
 /**
+ * Every GIN index is built with fastupdate = off: with the default pending list, each search
+ * would rescan up to gin_pending_list_limit (4 MB) of not-yet-merged entries — measured at about
+ * 5 ms per probe at 500,000 observations — while an insert merged directly costs O(log n).
+ *
  * PostgreSQL: generated tsvector columns ('simple' configuration: lowercased words, no stemming,
  * like the SQLite word index) with GIN indexes for search_nodes; entity documents weight name A,
  * aliases B, type C. The substring pool of search_by_project is `ILIKE '%term%'`, which a
@@ -350,19 +354,24 @@ async function postgresSearch(db: Parameters<Up>[0]): Promise<void> {
     setweight(to_tsvector('simple', ${f("alias_text")}), 'B') ||
     setweight(to_tsvector('simple', ${f("entity_type")}), 'C')
   ) STORED`.execute(db);
-  await sql`CREATE INDEX shampoo_entities_search ON shampoo_entities USING gin (search)`.execute(db);
+  await sql`CREATE INDEX shampoo_entities_search ON shampoo_entities USING gin (search) WITH (fastupdate = off)`.execute(
+    db,
+  );
   await sql`ALTER TABLE shampoo_observations ADD COLUMN search tsvector GENERATED ALWAYS AS (
     to_tsvector('simple', ${f("content")})
   ) STORED`.execute(db);
-  await sql`CREATE INDEX shampoo_observations_search ON shampoo_observations USING gin (search)`.execute(db);
+  await sql`CREATE INDEX shampoo_observations_search ON shampoo_observations USING gin (search) WITH (fastupdate = off)`.execute(
+    db,
+  );
   // The DO block's exception handler is a subtransaction: a refused extension (no privilege, a
   // concurrent installer, an install in another schema) leaves the migration intact.
   await sql`DO $do$
   BEGIN
     CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
     CREATE INDEX shampoo_entities_trgm ON shampoo_entities
-      USING gin ((${f(PG_ENTITY_DOC)}) public.gin_trgm_ops);
-    CREATE INDEX shampoo_observations_trgm ON shampoo_observations USING gin ((${f("content")}) public.gin_trgm_ops);
+      USING gin ((${f(PG_ENTITY_DOC)}) public.gin_trgm_ops) WITH (fastupdate = off);
+    CREATE INDEX shampoo_observations_trgm ON shampoo_observations
+      USING gin ((${f("content")}) public.gin_trgm_ops) WITH (fastupdate = off);
   EXCEPTION WHEN OTHERS THEN
     RAISE NOTICE 'pg_trgm unavailable (%): search_by_project runs without its trigram index', SQLERRM;
   END $do$`.execute(db);

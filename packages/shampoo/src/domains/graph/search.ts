@@ -9,6 +9,7 @@ import {
   fullTexts,
   HEAD_CHARS,
   type HeadRow,
+  type Limited,
   neighbours,
   type ObservationHit,
   observationHits,
@@ -33,10 +34,11 @@ import { type Db, type GraphScope, graphScopeOf, liveSql, observationsOf } from 
  * search_nodes matches words (the query's last word, when three characters or longer, also as a
  * word prefix), search_by_project matches substrings; both fold case and accents.
  *
- * search_nodes retrieval is bounded (fts.ts): one probe requiring every term, then, when that
- * finds fewer entities than CANDIDATES, one probe per term (the longest TERM_PROBES terms); each
- * probe streams at most a fixed number of matches. A probe that hits its limit marks the result degraded "pool_capped" (more matches
- * exist than were considered).
+ * search_nodes retrieval is bounded (fts.ts): one probe requiring every term and, for a query of
+ * several terms, one probe per term (the longest TERM_PROBES terms), so that a rare term is not
+ * drowned by a common one; each probe streams at most a fixed number of matches, and all the
+ * probes of one index run as one statement. A probe that hits its limit marks the result
+ * degraded "pool_capped" (more matches exist than were considered).
  */
 
 export const SEARCH_DEFAULT_BUDGET = 16_000;
@@ -178,26 +180,37 @@ async function retrieve(
   q: ParsedQuery,
   wordsOnly: boolean,
 ): Promise<Pool> {
+  const probe = (terms: string[]): Probe => ({ terms, forms: q.forms, prefix: q.prefix });
+  // Probe 0 requires every term; probes 1.. take one term each (the longest terms first).
+  const perTerm = q.terms.length > 1 ? [...q.terms].sort((a, b) => b.length - a.length).slice(0, TERM_PROBES) : [];
+  const entityProbes: Limited[] = [
+    { probe: probe(q.terms), limit: ENTITY_POOL + 1 },
+    ...perTerm.map((t) => ({ probe: probe([t]), limit: TERM_ENTITY_LIMIT + 1 })),
+  ];
+  const obsProbes: Limited[] = wordsOnly
+    ? []
+    : [
+        { probe: probe(q.terms), limit: OBS_POOL + 1 },
+        ...perTerm.map((t) => ({ probe: probe([t]), limit: TERM_OBS_LIMIT + 1 })),
+      ];
+  const ents = await entityHits(db, dialect, s, entityProbes);
+  const obs = await observationHits(db, dialect, s, obsProbes);
+  let capped = false;
   const entities = new Map<string, EntityHit>();
   const observations = new Map<string, ObservationHit>();
-  let capped = false;
-  const probe = async (terms: string[], entityLimit: number, obsLimit: number) => {
-    const p: Probe = { terms, forms: q.forms, prefix: q.prefix };
-    const ents = await entityHits(db, dialect, s, p, entityLimit + 1);
-    const obs = wordsOnly ? [] : await observationHits(db, dialect, s, p, obsLimit + 1);
-    if (ents.length > entityLimit || obs.length > obsLimit) capped = true;
-    for (const e of ents.slice(0, entityLimit))
-      if (entities.size < ENTITY_POOL && !entities.has(e.id)) entities.set(e.id, e);
-    for (const o of obs.slice(0, obsLimit))
+  // Rows of the all-terms probe first, then the per-term probes in order.
+  for (let i = 0; i < entityProbes.length; i++) {
+    const rows = ents.filter((e) => e.probe === i);
+    const limit = (entityProbes[i] as Limited).limit - 1;
+    if (rows.length > limit) capped = true;
+    for (const e of rows.slice(0, limit)) if (entities.size < ENTITY_POOL && !entities.has(e.id)) entities.set(e.id, e);
+  }
+  for (let i = 0; i < obsProbes.length; i++) {
+    const rows = obs.filter((o) => o.probe === i);
+    const limit = (obsProbes[i] as Limited).limit - 1;
+    if (rows.length > limit) capped = true;
+    for (const o of rows.slice(0, limit))
       if (observations.size < OBS_POOL && !observations.has(o.obs_id)) observations.set(o.obs_id, o);
-  };
-  await probe(q.terms, ENTITY_POOL, OBS_POOL);
-  // Entities matching every term rank above those matching some, so the per-term probes only
-  // run when the all-terms probe leaves room among the candidates.
-  const found = new Set([...entities.keys(), ...[...observations.values()].map((o) => o.entity_id)]);
-  if (q.terms.length > 1 && found.size < CANDIDATES) {
-    const byLength = [...q.terms].sort((a, b) => b.length - a.length).slice(0, TERM_PROBES);
-    for (const t of byLength) await probe([t], TERM_ENTITY_LIMIT, TERM_OBS_LIMIT);
   }
   return { entities: [...entities.values()], observations: [...observations.values()], capped };
 }

@@ -8,8 +8,8 @@ import type { Up } from "../../store/schema.ts";
  * `removed` with removal stamps and a removal marker (JSON of the link as it was); a later
  * link_task_entity revives the same row, clears the marker and stamps revived_at/revived_by.
  * link_type is `manual` (a human linked it, or upgraded an auto link) or `auto` (discovered by
- * the explainable-pairwise-v1 pass, see links/discover.ts); `score` is the scorer's score when the
- * link was made or last refreshed.
+ * the explainable-pairwise-v1 pass, links/service.ts discoverLinks); `score` is the scorer's
+ * score when the link was made or last refreshed.
  */
 export interface TaskLinkRow {
   id: string;
