@@ -11,7 +11,10 @@ describe.each(DIALECTS)("knowledge-graph reads on %s", (dialect) => {
   /** A fresh caller with its own project (and, for untagged content, its own profile). */
   const fresh = async (extra: string[] = [], profile?: string) => {
     const p = `r${++n}`;
-    return { agent: await h.as({ principal: `reader${n}`, grants: [p, ...extra], ...(profile ? { profile } : {}) }), p };
+    return {
+      agent: await h.as({ principal: `reader${n}`, grants: [p, ...extra], ...(profile ? { profile } : {}) }),
+      p,
+    };
   };
   const accessRows = () => h.db.db.selectFrom("shampoo_graph_access").selectAll().orderBy("seq").execute();
   const historyCount = async () =>

@@ -523,17 +523,18 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
       ),
     );
     for (const r of results) expect(r.isError).toBeFalsy();
-    const ids = new Set(results.map((r) => (r.structuredContent?.entity_ids as string[])[0]));
+    const sc = (r: (typeof results)[number]) => r.structuredContent as Record<string, unknown>;
+    const ids = new Set(results.map((r) => (sc(r).entity_ids as string[])[0]));
     expect(ids.size).toBe(1);
-    expect(results.reduce((s, r) => s + (r.structuredContent?.created as number), 0)).toBe(2);
+    expect(results.reduce((s, r) => s + (sc(r).created as number), 0)).toBe(2);
     const rel = await Promise.all(
       agents.map((a) =>
         a.call("create_relations", { relations: [{ from: "Race Target", to: "Race Other", relationType: "r" }] }),
       ),
     );
     for (const r of rel) expect(r.isError).toBeFalsy();
-    expect(rel.reduce((s, r) => s + (r.structuredContent?.created as number), 0)).toBe(1);
-    expect(new Set(rel.map((r) => (r.structuredContent?.relation_ids as string[])[0])).size).toBe(1);
+    expect(rel.reduce((s, r) => s + (sc(r).created as number), 0)).toBe(1);
+    expect(new Set(rel.map((r) => (sc(r).relation_ids as string[])[0])).size).toBe(1);
     const opened = await open(agents[0] as Agent, ["Race Target"]);
     const obs = (opened.entities as { observations: string[] }[])[0]?.observations ?? [];
     expect(obs.filter((o) => o === "shared fact")).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kernel";
-import { type Caller, type Scope, scopeOf } from "../../access/caller.ts";
+import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import type { Entity } from "./schema.ts";
 
@@ -31,18 +31,13 @@ export function seesEntity(s: GraphScope, e: Pick<Entity, "profile" | "project" 
 }
 
 /**
- * The visibility predicate of entity alias `a` as SQL:
- * profile = … AND (project IN grants | star: project IS NOT NULL | untagged: project IS NULL)
- * AND (visibility = 'shared' OR created_by = principal).
+ * The visibility predicate of entity alias `a` as SQL: profile = … AND the shared project rule
+ * (access/caller.ts projectCondition: granted projects, any named one with star, NULL only with
+ * the untagged grant) AND (visibility = 'shared' OR created_by = principal).
  */
 export function visibleSql(a: string, s: GraphScope): Raw<boolean> {
   const c = (col: string) => sql.ref(`${a}.${col}`);
-  const ors: Raw<boolean>[] = [];
-  if (s.projects === null) ors.push(sql<boolean>`${c("project")} IS NOT NULL`);
-  else if (s.projects.length > 0) ors.push(sql<boolean>`${c("project")} IN (${sql.join(s.projects)})`);
-  if (s.untagged) ors.push(sql<boolean>`${c("project")} IS NULL`);
-  if (ors.length === 0) return sql<boolean>`1 = 0`;
-  return sql<boolean>`(${c("profile")} = ${s.profile} AND (${sql.join(ors, sql` OR `)}) AND (${c("visibility")} = 'shared' OR ${c("created_by")} = ${s.principal}))`;
+  return sql<boolean>`(${c("profile")} = ${s.profile} AND ${projectCondition(s, `${a}.project`)} AND (${c("visibility")} = 'shared' OR ${c("created_by")} = ${s.principal}))`;
 }
 
 /** Visible and live. */

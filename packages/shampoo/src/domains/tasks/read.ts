@@ -2,6 +2,8 @@ import { type DialectName, DomainError, type Kysely, sql, type Transaction } fro
 import { projectValue, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { entityLookupSource } from "../graph/lookup.ts";
+import { graphScopeOf } from "../graph/store.ts";
 import { type FtsSql, ftsSql, searchTerms } from "./fts.ts";
 import { type LookupCandidate, type LookupSource, lookup } from "./lookup.ts";
 import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
@@ -511,7 +513,15 @@ export async function findByTitle(ctx: ShampooCtx, a: Record<string, unknown>): 
   const fragment = String(a.title_fragment ?? "");
   const scope = scopeOf(ctx.caller);
   return readSnapshot(ctx, (db) =>
-    lookup([taskSource(db, ctx.database.dialect, scope)], fragment, limit, LOOKUP_SCAN_CAP),
+    lookup(
+      [
+        taskSource(db, ctx.database.dialect, scope),
+        entityLookupSource(db, ctx.database.dialect, graphScopeOf(ctx.caller)),
+      ],
+      fragment,
+      limit,
+      LOOKUP_SCAN_CAP,
+    ),
   );
 }
 

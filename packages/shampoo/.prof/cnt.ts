@@ -1,2 +1,0 @@
-import { STOPWORDS } from "../src/domains/graph/model.ts";
-console.log(STOPWORDS.size);
