@@ -8,6 +8,7 @@ import type { Benchmark } from "./lib.ts";
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   chamber: async () => (await import("./chamber.ts")).benchmark,
   evidence: async () => (await import("./evidence.ts")).benchmark,
+  graph: async () => (await import("./graph.ts")).benchmark,
   shampoo: async () => (await import("./shampoo.ts")).benchmark,
 };
 

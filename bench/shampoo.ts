@@ -636,7 +636,7 @@ interface OpResult {
   errors?: number;
   first_error?: string;
   target?: "met" | "missed";
-  /** Per argument shape: medians of the whole call, the handler alone, and its SQL. */
+  /** Per argument shape: best of SPLIT_REPS for the whole call, the handler alone, and its SQL. */
   split?: Array<{ variant: string; call_ms: number; handler_ms: number; sql_ms: number }>;
   /** One call per argument shape replayed, statement by statement, with plans. */
   explain?: Array<{ variant: string; args: Sc; ms: number; rows: number; sql: string; plan: string[] }>;
@@ -732,8 +732,9 @@ const SPLIT_REPS = 7;
 
 /**
  * One argument set, SPLIT_REPS times through registry.call and SPLIT_REPS times straight into the
- * tool's handler (same context): medians of the whole call, of the handler alone and of SQL.
- * whole − handler = the pipeline (limits, Ajv input and output validation); handler − SQL = the
+ * tool's handler (same context), alternating: the fastest of each (the least disturbed run) for
+ * the whole call, the handler alone, and the SQL inside that handler run.
+ * call − handler = the pipeline (limits, Ajv input and output validation); handler − SQL = the
  * handler's own JavaScript (building rows, scoring, markdown).
  */
 async function split(
@@ -743,21 +744,23 @@ async function split(
 ): Promise<{ call_ms: number; handler_ms: number; sql_ms: number }> {
   const def = TOOLS.find((t) => t.name === tool);
   if (!def) throw new Error(`no tool ${tool}`);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  const calls: number[] = [];
-  const handlers: number[] = [];
-  const sqls: number[] = [];
+  let call = Number.POSITIVE_INFINITY;
+  let handler = Number.POSITIVE_INFINITY;
+  let sqlMs = 0;
   for (let i = 0; i < SPLIT_REPS; i++) {
     let t = now();
     await h.call(tool, args);
-    calls.push(now() - t);
+    call = Math.min(call, now() - t);
     h.timer.sqlMs = 0;
     t = now();
     await def.handler(args, h.ctx());
-    handlers.push(now() - t);
-    sqls.push(h.timer.sqlMs);
+    const ms = now() - t;
+    if (ms < handler) {
+      handler = ms;
+      sqlMs = h.timer.sqlMs;
+    }
   }
-  return { call_ms: round(median(calls), 3), handler_ms: round(median(handlers), 3), sql_ms: round(median(sqls), 3) };
+  return { call_ms: round(call, 3), handler_ms: round(handler, 3), sql_ms: round(sqlMs, 3) };
 }
 
 /** EXPLAIN QUERY PLAN rows as an indented tree. */
@@ -843,10 +846,10 @@ function explainSection(results: OpResult[]): string {
       "",
       ...(r.split ?? []).map(
         (x) =>
-          `- ${x.variant}: a call ${fmt(x.call_ms, 3)} ms = SQL ${fmt(x.sql_ms, 3)} + handler JavaScript ${fmt(
-            x.handler_ms - x.sql_ms,
+          `- ${x.variant}: a call ${fmt(x.call_ms, 3)} ms ≈ SQL ${fmt(x.sql_ms, 3)} + handler JavaScript ${fmt(
+            Math.max(0, x.handler_ms - x.sql_ms),
             3,
-          )} + pipeline (limits, Ajv in/out) ${fmt(x.call_ms - x.handler_ms, 3)} (medians of ${SPLIT_REPS})`,
+          )} + pipeline (limits, Ajv in/out) ${fmt(Math.max(0, x.call_ms - x.handler_ms), 3)} (best of ${SPLIT_REPS} each)`,
       ),
       "",
       "One call per argument shape replayed, each statement with its time, rows and plan:",
