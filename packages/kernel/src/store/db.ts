@@ -37,6 +37,8 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma("synchronous = NORMAL");
   raw.pragma("foreign_keys = ON");
   raw.pragma("busy_timeout = 5000");
+  // Keeps planner statistics fresh for the indexes that need them (cheap; SQLite's advice).
+  raw.pragma("optimize = 0x10002");
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(raw) }) });
   return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
 }
@@ -51,7 +53,11 @@ function statementCache(raw: BetterSqlite3.Database, max = 256): SqliteDatabase 
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => raw.close(),
-    prepare(text: string) {
+    prepare(sqlText: string) {
+      // Kysely opens transactions with a deferred BEGIN; a second process writing the same file
+      // would then fail with "database is locked" at its first write instead of waiting
+      // (busy_timeout only covers lock acquisition at BEGIN IMMEDIATE). Take the write lock up front.
+      const text = sqlText === "begin" ? "begin immediate" : sqlText;
       const hit = cache.get(text);
       if (hit) {
         if (hit.busy) return raw.prepare(text);
