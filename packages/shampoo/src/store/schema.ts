@@ -156,6 +156,20 @@ const foundationMigrations: Record<string, Up> = {
       await sql`CREATE INDEX shampoo_tasks_search ON shampoo_tasks USING gin (search)`.execute(db);
     }
   },
+  // Measured on 100,000 tasks (bench/results/shampoo-latest.md): the default views filter by
+  // section and by priority+due date; without these they scan every live row.
+  async "005_task_read_indexes"(db) {
+    await db.schema
+      .createIndex("shampoo_tasks_section")
+      .on("shampoo_tasks")
+      .columns(["profile", "section", "status"])
+      .execute();
+    await db.schema
+      .createIndex("shampoo_tasks_priority_due")
+      .on("shampoo_tasks")
+      .columns(["profile", "priority", "due_date"])
+      .execute();
+  },
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */

@@ -50,11 +50,20 @@ export function fts5Expr(p: Probe): string {
   return p.terms.map((t) => `"${t.replaceAll('"', '""')}"${t === p.prefix ? "*" : ""}`).join(" AND ");
 }
 
-/** A to_tsquery text: per term its spellings OR-ed (the prefix term with :*), terms AND-ed. */
+/**
+ * A to_tsquery text: per term its spellings OR-ed (the prefix term with :*), terms AND-ed.
+ * Spellings without a letter or digit (a lone combining mark, say) are dropped: PostgreSQL's
+ * parser reads them as empty lexemes and rejects the whole query. No terms left → "" (matches nothing).
+ */
 export function tsqueryExpr(p: Probe): string {
   const lexeme = (x: string, star: boolean) =>
     `'${x.replaceAll("\\", "\\\\").replaceAll("'", "''")}'${star ? ":*" : ""}`;
-  return p.terms.map((t) => `(${(p.forms[t] ?? [t]).map((f) => lexeme(f, t === p.prefix)).join(" | ")})`).join(" & ");
+  const wordy = (x: string) => /[\p{L}\p{N}]/u.test(x);
+  return p.terms
+    .map((t) => (p.forms[t] ?? [t]).filter(wordy).map((f) => lexeme(f, t === p.prefix)))
+    .filter((alts) => alts.length > 0)
+    .map((alts) => `(${alts.join(" | ")})`)
+    .join(" & ");
 }
 
 const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");
