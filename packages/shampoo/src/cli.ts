@@ -39,6 +39,13 @@ Usage:
   shampoo serve --http --insecure-local [caller] [--port N] [--db …]
       No authentication: every request is the command-line caller (default: local). Only on a
       loopback --host (127.0.0.1, ::1, localhost); anyone on this machine can connect.
+  shampoo import FILE --project P [--db …] [caller]
+      Read a reference memory-server file (@modelcontextprotocol/server-memory JSONL: entity
+      and relation lines) into project P, in one transaction, with a progress bar on stderr.
+      Importing the same file twice changes nothing. The caller needs the grant for P.
+  shampoo export --project P [--db …] [caller] > memory.jsonl
+      Write project P's live entities (name order) and the relations between them as the
+      reference JSONL, to stdout; progress on stderr.
   shampoo --help
 
 Options:
@@ -72,7 +79,12 @@ const ACCEPTS: Record<string, string[]> = {
     "grants",
     "profile",
   ],
+  import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
+  export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
 };
+
+/** Commands that take one positional argument. */
+const POSITIONAL: Record<string, string> = { import: "FILE" };
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -107,8 +119,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP}`);
     return EXIT.usage;
   }
-  if (positionals.length > 1) {
-    process.stderr.write(`shampoo ${cmd}: unexpected argument ${positionals[1]} (see shampoo --help)\n`);
+  const wanted = POSITIONAL[cmd] ? 2 : 1;
+  if (positionals.length > wanted) {
+    process.stderr.write(`shampoo ${cmd}: unexpected argument ${positionals[wanted]} (see shampoo --help)\n`);
+    return EXIT.usage;
+  }
+  if (positionals.length < wanted) {
+    process.stderr.write(`shampoo ${cmd}: needs ${POSITIONAL[cmd]} (see shampoo --help)\n`);
     return EXIT.usage;
   }
   const stray = Object.keys(values).find((k) => k !== "help" && !accepts.includes(k));
@@ -117,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   try {
+    if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -145,8 +163,81 @@ function parse(argv: string[]) {
       role: { type: "string" },
       grants: { type: "string" },
       profile: { type: "string" },
+      project: { type: "string" },
     },
   });
+}
+
+/** A one-line progress bar on stderr (redrawn in place on a terminal, a line per step otherwise). */
+function progress(label: string): (done: number, total: number, phase: string) => void {
+  let last = -1;
+  const tty = process.stderr.isTTY === true;
+  return (done, total, phase) => {
+    const pct = total > 0 ? Math.floor((done * 100) / total) : 100;
+    if (pct === last && done !== total) return;
+    if (!tty && pct % 10 !== 0 && done !== total) return;
+    last = pct;
+    const width = 30;
+    const fill = Math.round((pct / 100) * width);
+    const bar = `${"#".repeat(fill)}${".".repeat(width - fill)}`;
+    process.stderr.write(
+      `${tty ? "\r" : ""}${label} [${bar}] ${String(pct).padStart(3)}% ${phase} ${done}/${total}${tty ? "" : "\n"}`,
+    );
+  };
+}
+
+async function transfer(cmd: "import" | "export", values: Values, file: string | undefined): Promise<number> {
+  if (!values.project) throw new UsageError("--project P is required: import and export work on one project");
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
+  const caller = callerFromFlags(
+    { principal: values.principal, role: values.role, grants: values.grants, profile: values.profile },
+    config,
+  );
+  let db = values.db;
+  if (db === undefined) {
+    const dir = dataDir(values["data-dir"]);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    db = join(dir, "shampoo.db");
+  }
+  const { openShampoo } = await import("./app.ts");
+  const { systemClock, DomainError } = await import("kernel");
+  const { importMemoryJsonl, exportMemoryJsonl, JsonlError } = await import("./domains/graph/jsonl.ts");
+  const shampoo = await openShampoo({ db });
+  const ctx = { caller, source: { tool: `cli.${cmd}` }, clock: systemClock, database: shampoo.database };
+  try {
+    if (cmd === "import") {
+      const { createReadStream } = await import("node:fs");
+      const { createInterface } = await import("node:readline");
+      const bar = progress("import");
+      const lines = createInterface({ input: createReadStream(file as string), crlfDelay: Number.POSITIVE_INFINITY });
+      const report = await importMemoryJsonl(ctx, lines, {
+        project: values.project,
+        onProgress: (p) => bar(p.done, p.total, p.phase),
+      });
+      process.stderr.write("\n");
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } else {
+      const bar = progress("export");
+      const report = await exportMemoryJsonl(ctx, {
+        project: values.project,
+        write: (line) =>
+          process.stdout.write(`${line}\n`)
+            ? undefined
+            : new Promise<void>((r) => process.stdout.once("drain", () => r())),
+        onProgress: (p) => bar(p.done, p.total, p.phase),
+      });
+      process.stderr.write(`\nexported ${report.entities} entities and ${report.relations} relations\n`);
+    }
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof JsonlError || e instanceof DomainError || (e as NodeJS.ErrnoException).code === "ENOENT") {
+      process.stderr.write(`\nshampoo ${cmd}: ${(e as Error).message}\n`);
+      return EXIT.failed;
+    }
+    throw e;
+  } finally {
+    await shampoo.close();
+  }
 }
 
 /**
