@@ -15,8 +15,6 @@ export interface AttemptRow {
   quarantine_reason: string | null;
   /** 32 random bytes (hex) salting the digests of private values in the public replay. */
   replay_salt: string;
-  /** Hash of the last public replay event (docs/evidence-0.2.md §7.3), kept as events are written. */
-  replay_head: string | null;
   room_json: string;
   identity_json: string;
   observed_client_json: string | null;
@@ -43,8 +41,6 @@ export interface EventRow {
   response_json: string;
   private_json: string | null;
   at: string;
-  /** This event's public hash (its redacted form chained to the one before). */
-  event_hash: string | null;
 }
 
 export interface CardRow {
@@ -162,10 +158,5 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .addColumn("suite_id", "text", (c) => c.notNull())
       .addColumn("created_at", "text", (c) => c.notNull())
       .execute();
-  },
-  // Event hashes are chained as events are written, so sealing never re-reads the transcript.
-  async "002_replay_head"(db) {
-    await db.schema.alterTable("chamber_attempts").addColumn("replay_head", "text").execute();
-    await db.schema.alterTable("chamber_events").addColumn("event_hash", "text").execute();
   },
 };

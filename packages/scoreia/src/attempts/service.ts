@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { sha256Tagged } from "../evidence/jcs.ts";
-import { eventHash, GENESIS, redact } from "../evidence/replay.ts";
+import { buildReplay, type PublicReplay, type StoredEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
-import type { AttemptRow, ChamberDB, EventRow } from "./schema.ts";
+import type { AttemptRow, ChamberDB } from "./schema.ts";
 
 /** Attempt states (seed 000 `attempt_states`). */
 export type AttemptState =
@@ -115,7 +115,6 @@ export class ChamberService {
       event_count: 1,
       quarantine_reason: null,
       replay_salt: randomBytes(32).toString("hex"),
-      replay_head: null,
       room_json: JSON.stringify(room),
       identity_json: JSON.stringify(identity),
       observed_client_json: ctx.clientInfo ? JSON.stringify(pickClient(ctx.clientInfo)) : null,
@@ -144,11 +143,9 @@ export class ChamberService {
       participation_class: participation,
       publication_notice: notice,
     };
-    const enterEvent = this.eventRow(row, 0, "enter", null, args, out, null, now);
-    row.replay_head = enterEvent.event_hash;
     await this.database.db.transaction().execute(async (trx) => {
       await trx.insertInto("chamber_attempts").values(row).execute();
-      await trx.insertInto("chamber_events").values(enterEvent).execute();
+      await this.event(trx, row, 0, "enter", null, args, out, null, now);
     });
     return out;
   }
@@ -248,7 +245,6 @@ export class ChamberService {
         objects: suite.objects(row.seed, outcome.state),
         progress: suite.tally(outcome.state),
       };
-      const ev = this.eventRow(row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
       await trx
         .updateTable("chamber_attempts")
         .set({
@@ -258,11 +254,10 @@ export class ChamberService {
           updated_at: next.updated_at,
           terminal_at: next.terminal_at,
           event_count: next.event_count,
-          replay_head: ev.event_hash,
         })
         .where("handle", "=", row.handle)
         .execute();
-      await trx.insertInto("chamber_events").values(ev).execute();
+      await this.event(trx, row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
       return out;
     });
   }
@@ -296,6 +291,11 @@ export class ChamberService {
         created_at: iso(now),
       };
       await trx.insertInto("chamber_help").values(help).execute();
+      await trx
+        .updateTable("chamber_attempts")
+        .set({ event_count: row.event_count + 1, updated_at: iso(now) })
+        .where("handle", "=", row.handle)
+        .execute();
       const out: Envelope = {
         ...this.envelope({ ...row, event_count: row.event_count + 1 }, suite, now),
         help_id: help.id,
@@ -304,13 +304,7 @@ export class ChamberService {
         ally_seed: allySeed,
         ally_instructions: `${help.ally} may later enter its own attempt with enter_open_challenge (suite=${suite.id}, seed=${allySeed}). It never joins this room and this attempt continues alone.`,
       };
-      const ev = this.eventRow(row, row.event_count, "call_for_help", null, args, out, null, now);
-      await trx
-        .updateTable("chamber_attempts")
-        .set({ event_count: row.event_count + 1, updated_at: iso(now), replay_head: ev.event_hash })
-        .where("handle", "=", row.handle)
-        .execute();
-      await trx.insertInto("chamber_events").values(ev).execute();
+      await this.event(trx, row, row.event_count, "call_for_help", null, args, out, null, now);
       return out;
     });
   }
@@ -338,21 +332,9 @@ export class ChamberService {
       const verdict = this.verdict(row, state, suite, room);
       const cardId = `sia-${randomBytes(16).toString("hex")}`;
       // The seal event joins the chain first; the card then binds the chain's head.
-      const sealEvent = this.eventRow(
-        row,
-        row.event_count,
-        "seal",
-        null,
-        args,
-        { card_id: cardId, verdict },
-        null,
-        now,
-      );
-      await trx.insertInto("chamber_events").values(sealEvent).execute();
-      const card = this.cardBody(row, suite, room, verdict, cardId, now, {
-        head: sealEvent.event_hash,
-        events: row.event_count + 1,
-      });
+      await this.event(trx, row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
+      const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), await this.storedEvents(trx, row.handle));
+      const card = this.cardBody(row, suite, room, verdict, cardId, now, replay);
       const sealed: AttemptRow = {
         ...row,
         state: "pending_signature",
@@ -384,7 +366,6 @@ export class ChamberService {
           terminal_at: sealed.terminal_at,
           updated_at: sealed.updated_at,
           event_count: sealed.event_count,
-          replay_head: sealEvent.event_hash,
         })
         .where("handle", "=", row.handle)
         .execute();
@@ -492,6 +473,24 @@ export class ChamberService {
     });
   }
 
+  private async storedEvents(trx: Trx, handle: string): Promise<StoredEvent[]> {
+    const rows = await trx
+      .selectFrom("chamber_events")
+      .selectAll()
+      .where("handle", "=", handle)
+      .orderBy("seq")
+      .execute();
+    return rows.map((e) => ({
+      seq: e.seq,
+      kind: e.kind,
+      action_index: e.action_index,
+      at: e.at,
+      request: JSON.parse(e.request_json),
+      response: JSON.parse(e.response_json),
+      private: e.private_json === null ? null : JSON.parse(e.private_json),
+    }));
+  }
+
   /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */
   async quarantine(handle: string, reason: string): Promise<void> {
     const now = this.clock.now();
@@ -500,7 +499,18 @@ export class ChamberService {
       if (row.state === "sealed" || row.state === "pending_signature") {
         throw new DomainError("attempt_already_sealed", "a sealed attempt cannot be quarantined");
       }
-      const ev = this.eventRow(
+      await trx
+        .updateTable("chamber_attempts")
+        .set({
+          state: "quarantined",
+          quarantine_reason: reason,
+          updated_at: iso(now),
+          event_count: row.event_count + 1,
+        })
+        .where("handle", "=", handle)
+        .execute();
+      await this.event(
+        trx,
         row,
         row.event_count,
         "quarantine",
@@ -510,18 +520,6 @@ export class ChamberService {
         null,
         now,
       );
-      await trx
-        .updateTable("chamber_attempts")
-        .set({
-          state: "quarantined",
-          quarantine_reason: reason,
-          updated_at: iso(now),
-          event_count: row.event_count + 1,
-          replay_head: ev.event_hash,
-        })
-        .where("handle", "=", handle)
-        .execute();
-      await trx.insertInto("chamber_events").values(ev).execute();
     });
   }
 
@@ -624,7 +622,7 @@ export class ChamberService {
     verdict: Verdict,
     cardId: string,
     now: number,
-    replay: { head: string; events: number },
+    replay: PublicReplay,
   ): Record<string, unknown> {
     const id = JSON.parse(row.identity_json);
     const tally = suite.tally(room);
@@ -664,7 +662,7 @@ export class ChamberService {
         duration_ms: ended - Date.parse(row.created_at),
       },
       preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
-      replay: { head: replay.head, events: replay.events },
+      replay: { head: replay.head, events: replay.events.length },
     };
   }
 
@@ -702,11 +700,8 @@ export class ChamberService {
     };
   }
 
-  /**
-   * One transcript event as stored, with its public hash chained to the attempt's running head.
-   * The hash is computed from the stored JSON text, exactly as the public replay rebuilds it.
-   */
-  private eventRow(
+  private async event(
+    trx: Trx,
     row: AttemptRow,
     seq: number,
     kind: string,
@@ -715,29 +710,20 @@ export class ChamberService {
     response: unknown,
     priv: unknown,
     now: number,
-  ): EventRow & { event_hash: string } {
-    const stored: EventRow = {
-      handle: row.handle,
-      seq,
-      kind,
-      action_index: actionIndex,
-      request_json: JSON.stringify(request),
-      response_json: JSON.stringify(response),
-      private_json: priv === null ? null : JSON.stringify(priv),
-      at: iso(now),
-      event_hash: null,
-    };
-    const pub = redact(Buffer.from(row.replay_salt, "hex"), {
-      seq,
-      kind,
-      action_index: actionIndex,
-      at: stored.at,
-      request: JSON.parse(stored.request_json),
-      response: JSON.parse(stored.response_json),
-      private: stored.private_json === null ? null : JSON.parse(stored.private_json),
-    });
-    const event_hash = eventHash({ ...pub, prev: seq === 0 ? GENESIS : (row.replay_head ?? GENESIS) });
-    return { ...stored, event_hash };
+  ): Promise<void> {
+    await trx
+      .insertInto("chamber_events")
+      .values({
+        handle: row.handle,
+        seq,
+        kind,
+        action_index: actionIndex,
+        request_json: JSON.stringify(request),
+        response_json: JSON.stringify(response),
+        private_json: priv === null ? null : JSON.stringify(priv),
+        at: iso(now),
+      })
+      .execute();
   }
 }
 
