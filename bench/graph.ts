@@ -36,7 +36,7 @@
  *      search_nodes p95 < 10 ms at 100,000 entities / 500,000 observations.
  *
  *   npm run bench -- graph [--sizes 1000,10000,100000] [--db sqlite,postgres] [--seed tables|import]
- *     [--calls 200] [--queries 200] [--target-queries 400] [--warmup 5] [--ref-seconds 60] [--no-write]
+ *     [--calls 200] [--queries 200] [--target-queries 400] [--warmup 10] [--ref-seconds 60] [--no-write]
  */
 import { randomUUID } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
@@ -91,6 +91,8 @@ const TARGET_SPEEDUP: Record<number, number> = { 1000: 5, 100000: 100 };
 const TARGET_P95_MS = 10;
 const TARGET_SIZE = 100_000;
 const MIN_REF_CALLS = 5;
+/** STDIO_DEFAULT_MAX_BUFFER_SIZE of the SDK's stdio transports. */
+const SDK_STDIO_LIMIT = 10 * 1024 * 1024;
 
 type DbKind = "sqlite" | "postgres";
 type Op = "create_entities" | "search_nodes";
@@ -510,6 +512,10 @@ async function stdioDriver(command: string, args: string[], env: Record<string, 
     args,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: "pipe",
+    // The SDK's default (10 MiB per message) drops the connection on the reference's biggest
+    // search answers at 100,000 entities; raised so they can be measured (and counted: see
+    // answers_over_sdk_limit).
+    maxBufferSize: 2 ** 30,
   });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => {
@@ -576,6 +582,9 @@ interface PhaseResult {
   by_kind?: Record<string, LatencySummary>;
   mean_entities: number;
   mean_answer_chars: number;
+  max_answer_chars: number;
+  /** Answers larger than the SDK stdio client's default message limit (10 MiB). */
+  answers_over_sdk_limit: number;
   load_avg_1m: number;
 }
 
@@ -601,6 +610,8 @@ async function phase(driver: Driver, op: Op, o: PhaseOptions): Promise<PhaseResu
   let firstError: string | undefined;
   let entities = 0;
   let chars = 0;
+  let maxChars = 0;
+  let overLimit = 0;
   const tick = progress(`${o.label} ${op}`, o.calls.length);
   const t0 = now();
   let capped = false;
@@ -625,7 +636,10 @@ async function phase(driver: Driver, op: Op, o: PhaseOptions): Promise<PhaseResu
       firstError ??= r.error;
     }
     entities += r.entities;
-    chars += driver.lastChars();
+    const size = driver.lastChars();
+    chars += size;
+    maxChars = Math.max(maxChars, size);
+    if (size > SDK_STDIO_LIMIT) overLimit++;
     tick(i + 1);
     if (i + 1 < o.calls.length && i + 1 >= MIN_REF_CALLS && now() - t0 > o.budgetMs) {
       capped = true;
@@ -644,6 +658,8 @@ async function phase(driver: Driver, op: Op, o: PhaseOptions): Promise<PhaseResu
     latency: roundSummary(samples.summary()),
     mean_entities: round(entities / Math.max(1, n), 1),
     mean_answer_chars: Math.round(chars / Math.max(1, n)),
+    max_answer_chars: maxChars,
+    answers_over_sdk_limit: overLimit,
     load_avg_1m: load,
   };
   if (firstError) res.first_error = firstError;
@@ -947,8 +963,11 @@ function answersTable(results: SizeResult[]): string {
       n(r.size),
       fmt(ref.mean_entities, 1),
       n(ref.mean_answer_chars),
+      n(ref.max_answer_chars),
+      ref.answers_over_sdk_limit,
       fmt(sh.mean_entities, 1),
       n(sh.mean_answer_chars),
+      n(sh.max_answer_chars),
       kinds
         .map((k) => `${k} ${ms(ref.by_kind?.[k]?.p50_ms ?? Number.NaN)} / ${ms(sh.by_kind?.[k]?.p50_ms ?? Number.NaN)}`)
         .join(", "),
@@ -959,12 +978,15 @@ function answersTable(results: SizeResult[]): string {
       "entities",
       "ref entities/answer",
       "ref chars/answer",
+      "max",
+      "> 10 MiB",
       "SHAMPOO entities/answer",
       "SHAMPOO chars/answer",
+      "max",
       "p50 ms by query kind (ref / SHAMPOO)",
     ],
     rows,
-    ["r", "r", "r", "r", "r", "l"],
+    ["r", "r", "r", "r", "r", "r", "r", "r", "l"],
   );
 }
 
@@ -1028,7 +1050,8 @@ function tables(results: SizeResult[]): string {
       )
       .join("; ")}.`,
     "",
-    "search_nodes answers over stdio (agent mix):",
+    "search_nodes answers over stdio (agent mix; chars = the JSON of the whole tool result; `> 10 MiB` = answers over the SDK",
+    "stdio client's default message limit, which drops the connection — this bench raises the limit to measure them):",
     "",
     answersTable(results),
     "",
@@ -1087,7 +1110,7 @@ function markdown(results: SizeResult[], machine: MachineInfo, meta: Sc, o: Opti
     `Seeding: ${seedLines.join(" · ")}.`,
     "",
     "Reproduce: `npm run bench -- graph` (options: --sizes 1000,10000,100000 --db sqlite,postgres --seed tables|import",
-    "--calls 200 --queries 200 --target-queries 400 --warmup 5 --ref-seconds 60 --no-write). Raw figures: the dated JSON next to this file.",
+    "--calls 200 --queries 200 --target-queries 400 --warmup 10 --ref-seconds 60 --no-write). Raw figures: the dated JSON next to this file.",
     "",
   ].join("\n");
 }
@@ -1122,7 +1145,7 @@ export const benchmark: Benchmark = {
         calls: { type: "string", default: "200" },
         queries: { type: "string", default: "200" },
         "target-queries": { type: "string", default: "400" },
-        warmup: { type: "string", default: "5" },
+        warmup: { type: "string", default: "10" },
         "ref-seconds": { type: "string", default: "60" },
         "no-write": { type: "boolean", default: false },
       },
