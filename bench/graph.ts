@@ -719,6 +719,7 @@ interface Options {
 async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), "shampoo-graph-bench-"));
   const rmDir = onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
+  const stores = new Map<DbKind, Store>();
   try {
     log(`\n== ${size.toLocaleString("en")} entities`);
     let t = now();
@@ -737,7 +738,6 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
     const measQ = agent.slice(o.warmup);
 
     // Seed every SHAMPOO store first (the SQLite one is also the stdio server's file).
-    const stores = new Map<DbKind, Store>();
     const seedTimes: SizeResult["seed"]["stores"] = {};
     for (const kind of o.dbs) {
       const store = await newStore(kind, dir, size);
@@ -874,9 +874,10 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
         await s.close();
       }
     }
-    for (const store of stores.values()) await store.drop();
     return result;
   } finally {
+    // Also on failure: a PostgreSQL schema must not outlive the run.
+    for (const store of stores.values()) await store.drop().catch(() => {});
     await rmDir();
   }
 }
