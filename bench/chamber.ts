@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createMcpServer, type SessionInfo, sql } from "kernel";
+import { PG_URL } from "kernel/store/testing.ts";
 import pg from "pg";
 import { type Chamber, openChamber } from "scoreia/app.ts";
 import {
@@ -29,6 +30,7 @@ import {
   dateStamp,
   fmt,
   type LatencySummary,
+  listOption as list,
   log,
   type MachineInfo,
   machineInfo,
@@ -44,7 +46,6 @@ import {
 const ACTIONS_PER_ATTEMPT = 20;
 const TARGET_SQLITE_IN_PROCESS = 300;
 const DEFAULT_CONCURRENT = 4;
-const PG_URL = process.env.SCOREIA_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CLIENT_INFO = { name: "scoreia-bench", version: "0.1.0" };
 const IDENTITY = { provider_claim: "unknown", model_claim: "unknown", product: "unknown", host: "scoreia-bench" };
 
@@ -511,14 +512,6 @@ function markdown(results: ConfigResult[], machine: MachineInfo, meta: Sc): stri
 }
 
 // ---------------------------------------------------------------- entry
-
-function list<T extends string>(value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] {
-  if (!value || value === "all") return [...fallback];
-  const items = value.split(",").map((s) => s.trim()) as T[];
-  for (const i of items)
-    if (!allowed.includes(i)) throw new Error(`unknown value ${i}; expected ${allowed.join(", ")}`);
-  return items;
-}
 
 export const benchmark: Benchmark = {
   name: "chamber",

@@ -48,6 +48,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { iso, type SessionInfo, sql, systemClock } from "kernel";
+import { PG_URL } from "kernel/store/testing.ts";
 import pg from "pg";
 import { localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo } from "shampoo/app.ts";
@@ -60,6 +61,7 @@ import {
   dateStamp,
   fmt,
   type LatencySummary,
+  listOption as list,
   log,
   type MachineInfo,
   machineInfo,
@@ -71,7 +73,6 @@ import {
   writeResults,
 } from "./lib.ts";
 
-const PG_URL = process.env.SCOREIA_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SHAMPOO_BIN = join(BENCH_DIR, "..", "packages", "shampoo", "bin", "shampoo.mjs");
 const REFERENCE_SCRIPT = join(
   dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/package.json")),
@@ -1118,14 +1119,6 @@ function markdown(results: SizeResult[], machine: MachineInfo, meta: Sc, o: Opti
 }
 
 // ---------------------------------------------------------------- entry
-
-function list<T extends string>(value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] {
-  if (!value || value === "all") return [...fallback];
-  const items = value.split(",").map((s) => s.trim()) as T[];
-  for (const i of items)
-    if (!allowed.includes(i)) throw new Error(`unknown value ${i}; expected ${allowed.join(", ")}`);
-  return items;
-}
 
 function int(v: string | undefined, name: string, min: number): number {
   const x = Number(v);

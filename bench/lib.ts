@@ -252,3 +252,18 @@ process.once("SIGINT", () => {
   process.stderr.write("\ninterrupted: cleaning up\n");
   Promise.allSettled([...cleanups].map((c) => c())).finally(() => process.exit(130));
 });
+
+// ---------------------------------------------------------------- options
+
+/** A comma-separated option value restricted to `allowed`; absent or "all" means `fallback`. */
+export function listOption<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: readonly T[],
+): T[] {
+  if (!value || value === "all") return [...fallback];
+  const items = value.split(",").map((s) => s.trim()) as T[];
+  for (const i of items)
+    if (!allowed.includes(i)) throw new Error(`unknown value ${i}; expected ${allowed.join(", ")}`);
+  return items;
+}

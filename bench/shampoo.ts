@@ -40,6 +40,7 @@ import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { iso, type Kysely, type SessionInfo, sql } from "kernel";
+import { PG_URL } from "kernel/store/testing.ts";
 import {
   CompiledQuery,
   type KyselyPlugin,
@@ -74,7 +75,6 @@ import {
   writeResults,
 } from "./lib.ts";
 
-const PG_URL = process.env.SCOREIA_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const TARGET_P95_MS = 5;
 const BATCH = 500;
 const SEED = 20261130;
