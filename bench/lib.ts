@@ -98,6 +98,12 @@ export interface LoopResult {
   iterations: number;
   elapsedMs: number;
   perSecond: number;
+  /**
+   * Process CPU time (user + system, all threads) spent in the measured window. On a shared
+   * machine wall time includes waiting for a core; CPU time per iteration does not, so
+   * 1000 / (cpuMs / iterations) is what one core would sustain with this process alone.
+   */
+  cpuMs: number;
 }
 
 /**
@@ -114,6 +120,7 @@ export async function timedLoop(
   let iterations = 0;
   const start = now();
   let t0 = start;
+  let cpu0 = process.cpuUsage();
   const worker = async (_: unknown, w: number) => {
     while (phase !== "stop") {
       const measuring = phase === "measure";
@@ -123,6 +130,7 @@ export async function timedLoop(
       if (phase === "warmup" && t - start >= opts.warmupMs) {
         phase = "measure";
         t0 = t;
+        cpu0 = process.cpuUsage();
       } else if (phase === "measure" && t - t0 >= opts.measureMs) {
         phase = "stop";
       }
@@ -130,7 +138,8 @@ export async function timedLoop(
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const elapsedMs = now() - t0;
-  return { iterations, elapsedMs, perSecond: (iterations * 1000) / elapsedMs };
+  const cpu = process.cpuUsage(cpu0);
+  return { iterations, elapsedMs, perSecond: (iterations * 1000) / elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 // ---------------------------------------------------------------- machine

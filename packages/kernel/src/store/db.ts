@@ -1,6 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, type Migration, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -39,8 +40,26 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma("busy_timeout = 5000");
   // Keeps planner statistics fresh for the indexes that need them (cheap; SQLite's advice).
   raw.pragma("optimize = 0x10002");
+  // Checkpoints run on a worker thread (checkpointer.ts); an in-memory database has no log to copy.
+  const inMemory = file === ":memory:" || file === "";
+  let checkpointer: Checkpointer | null = null;
+  if (!inMemory) {
+    raw.pragma("wal_autocheckpoint = 0");
+    checkpointer = startCheckpointer(file, (e) => {
+      process.stderr.write(`sqlite checkpoint worker failed (${String(e)}); checkpoints return to the writer\n`);
+      if (raw.open) raw.pragma("wal_autocheckpoint = 1000");
+    });
+  }
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(raw) }) });
-  return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
+  return {
+    db,
+    dialect: "sqlite",
+    location: file,
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**

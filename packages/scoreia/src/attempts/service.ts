@@ -8,7 +8,8 @@ import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
-import type { AttemptRow, ChamberDB } from "./schema.ts";
+import type { AttemptRow, CardRow, ChamberDB } from "./schema.ts";
+import * as store from "./store.ts";
 
 /** Attempt states (seed 000 `attempt_states`). */
 export type AttemptState =
@@ -144,7 +145,7 @@ export class ChamberService {
       publication_notice: notice,
     };
     await this.database.db.transaction().execute(async (trx) => {
-      await trx.insertInto("chamber_attempts").values(row).execute();
+      await store.insertAttempt.run(trx, row);
       await this.event(trx, row, 0, "enter", null, args, out, null, now);
     });
     return out;
@@ -245,18 +246,7 @@ export class ChamberService {
         objects: suite.objects(row.seed, outcome.state),
         progress: suite.tally(outcome.state),
       };
-      await trx
-        .updateTable("chamber_attempts")
-        .set({
-          state: next.state,
-          action_index: next.action_index,
-          room_json: next.room_json,
-          updated_at: next.updated_at,
-          terminal_at: next.terminal_at,
-          event_count: next.event_count,
-        })
-        .where("handle", "=", row.handle)
-        .execute();
+      await store.updateAfterAction.run(trx, next);
       await this.event(trx, row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
       return out;
     });
@@ -344,37 +334,25 @@ export class ChamberService {
         updated_at: iso(now),
         event_count: row.event_count + 1,
       };
-      await trx
-        .insertInto("chamber_cards")
-        .values({
-          card_id: cardId,
-          handle: row.handle,
-          card_version: "0.2",
-          body_json: canonicalJson(card),
-          signature_json: null,
-          evidence_status: "pending_signature",
-          created_at: iso(now),
-          signed_at: null,
-        })
-        .execute();
-      await trx
-        .updateTable("chamber_attempts")
-        .set({
-          state: sealed.state,
-          verdict,
-          card_id: cardId,
-          terminal_at: sealed.terminal_at,
-          updated_at: sealed.updated_at,
-          event_count: sealed.event_count,
-        })
-        .where("handle", "=", row.handle)
-        .execute();
+      await store.insertCard.run(trx, {
+        card_id: cardId,
+        handle: row.handle,
+        card_version: "0.2",
+        body_json: canonicalJson(card),
+        signature_json: null,
+        evidence_status: "pending_signature",
+        created_at: iso(now),
+        signed_at: null,
+      });
+      await store.updateAfterSeal.run(trx, sealed);
       return { row: sealed, firstSeal: true, done: false };
     });
 
     let { row } = phase1;
+    let card = await store.selectCard.first(this.database.db, { card_id: row.card_id as string });
+    if (!card) throw new Error(`card ${row.card_id} of ${row.handle} is missing`);
     if (!phase1.done) {
-      const signed = await this.trySign(row.card_id as string, now);
+      const signed = await this.signPending(card, now);
       if (!signed) {
         const first = phase1.firstSeal;
         throw new DomainError(
@@ -394,12 +372,8 @@ export class ChamberService {
         );
       }
       row = { ...row, state: "sealed" };
+      card = signed;
     }
-    const card = await this.database.db
-      .selectFrom("chamber_cards")
-      .select(["body_json", "evidence_status"])
-      .where("card_id", "=", row.card_id as string)
-      .executeTakeFirstOrThrow();
     const suite = this.suite(row);
     const out: Envelope = {
       ...this.envelope(row, suite, now),
@@ -414,17 +388,22 @@ export class ChamberService {
 
   /** Signs a pending card. Returns false when no signer is reachable (the card stays pending). */
   async trySign(cardId: string, now = this.clock.now()): Promise<boolean> {
-    const card = await this.database.db
-      .selectFrom("chamber_cards")
-      .select(["body_json", "handle", "evidence_status"])
-      .where("card_id", "=", cardId)
-      .executeTakeFirstOrThrow();
-    if (card.evidence_status === "signed") return true;
+    const card = await store.selectCard.first(this.database.db, { card_id: cardId });
+    if (!card) throw new Error(`no card ${cardId}`);
+    return (await this.signPending(card, now)) !== null;
+  }
+
+  /**
+   * Signs `card` if it is still pending and returns it as stored afterwards (signed), or null
+   * when no signer is reachable (the card stays pending).
+   */
+  private async signPending(card: CardRow, now: number): Promise<CardRow | null> {
+    if (card.evidence_status === "signed") return card;
     let signature: CardSignature;
     try {
       signature = await this.signer.signCard(sha256Tagged(card.body_json));
     } catch (e) {
-      if (e instanceof SignerUnavailableError) return false;
+      if (e instanceof SignerUnavailableError) return null;
       throw e;
     }
     // Never store a signature that would verify as signed_before_issue (a signer clock far behind):
@@ -432,25 +411,26 @@ export class ChamberService {
     const issuedAt = Date.parse((JSON.parse(card.body_json) as { issued_at: string }).issued_at);
     if (Date.parse(signature.signed_at) < issuedAt - CLOCK_SKEW_MS) {
       process.stderr.write(`signer clock is behind: ${signature.signed_at} for a card issued ${iso(issuedAt)}\n`);
-      return false;
+      return null;
     }
     await this.publishKeys(signature.key_id);
-    await this.database.db.transaction().execute(async (trx) => {
-      const res = await trx
-        .updateTable("chamber_cards")
-        .set({ signature_json: canonicalJson(signature), evidence_status: "signed", signed_at: signature.signed_at })
-        .where("card_id", "=", cardId)
-        .where("evidence_status", "=", "pending_signature")
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 1) {
-        await trx
-          .updateTable("chamber_attempts")
-          .set({ state: "sealed", updated_at: iso(now) })
-          .where("handle", "=", card.handle as string)
-          .execute();
+    const signatureJson = canonicalJson(signature);
+    const stored = await this.database.db.transaction().execute(async (trx) => {
+      const res = await store.signCard.run(trx, {
+        card_id: card.card_id,
+        signature_json: signatureJson,
+        evidence_status: "signed",
+        signed_at: signature.signed_at,
+        pending: "pending_signature",
+      });
+      if (Number(res.numAffectedRows) === 1) {
+        await store.markSealed.run(trx, { handle: card.handle as string, state: "sealed", updated_at: iso(now) });
+        return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
+      // A concurrent seal signed it first: its signature is the one stored.
+      return store.selectCard.first(trx, { card_id: card.card_id });
     });
-    return true;
+    return stored ?? null;
   }
 
   /**
@@ -474,12 +454,7 @@ export class ChamberService {
   }
 
   private async storedEvents(trx: Trx, handle: string): Promise<StoredEvent[]> {
-    const rows = await trx
-      .selectFrom("chamber_events")
-      .selectAll()
-      .where("handle", "=", handle)
-      .orderBy("seq")
-      .execute();
+    const rows = await store.selectEvents.rows(trx, { handle });
     return rows.map((e) => ({
       seq: e.seq,
       kind: e.kind,
@@ -543,9 +518,8 @@ export class ChamberService {
   }
 
   private async load(db: Trx | Database<ChamberDB>["db"], handle: string, lock: boolean): Promise<AttemptRow> {
-    let q = db.selectFrom("chamber_attempts").selectAll().where("handle", "=", handle);
-    if (lock && this.database.dialect === "postgres") q = q.forUpdate();
-    const row = await q.executeTakeFirst();
+    const query = lock && this.database.dialect === "postgres" ? store.selectAttemptForUpdate : store.selectAttempt;
+    const row = await query.first(db, { handle });
     if (!row) {
       throw new DomainError("attempt_not_found", "no attempt has this handle; enter_open_challenge returns a new one", {
         allowed_next_tools: ["enter_open_challenge"],
@@ -711,19 +685,16 @@ export class ChamberService {
     priv: unknown,
     now: number,
   ): Promise<void> {
-    await trx
-      .insertInto("chamber_events")
-      .values({
-        handle: row.handle,
-        seq,
-        kind,
-        action_index: actionIndex,
-        request_json: JSON.stringify(request),
-        response_json: JSON.stringify(response),
-        private_json: priv === null ? null : JSON.stringify(priv),
-        at: iso(now),
-      })
-      .execute();
+    await store.insertEvent.run(trx, {
+      handle: row.handle,
+      seq,
+      kind,
+      action_index: actionIndex,
+      request_json: JSON.stringify(request),
+      response_json: JSON.stringify(response),
+      private_json: priv === null ? null : JSON.stringify(priv),
+      at: iso(now),
+    });
   }
 }
 

@@ -1,0 +1,148 @@
+import { prepared } from "kernel";
+import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
+
+/**
+ * The statements of the attempt lifecycle's hot path (every action runs three of them), compiled
+ * once per database instead of rebuilt per call. Colder statements (keys, help, quarantine) stay
+ * inline in service.ts with the builder.
+ */
+
+/** Every column of a row type, checked complete by the compiler (inserts list their columns). */
+function columnsOf<T>(shape: Record<keyof T, true>): Array<keyof T & string> {
+  return Object.keys(shape) as Array<keyof T & string>;
+}
+
+/** The builder's markers are a proxy with no own keys: an insert picks its columns by name. */
+function pick<T>(p: T, keys: Array<keyof T & string>): T {
+  return Object.fromEntries(keys.map((k) => [k, p[k]])) as T;
+}
+
+const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
+  handle: true,
+  toolset_id: true,
+  suite_id: true,
+  suite_generation: true,
+  manifest_hash: true,
+  seed: true,
+  seed_source: true,
+  state: true,
+  action_index: true,
+  event_count: true,
+  quarantine_reason: true,
+  replay_salt: true,
+  room_json: true,
+  identity_json: true,
+  observed_client_json: true,
+  preflight_json: true,
+  route_key: true,
+  participation_class: true,
+  assurance: true,
+  channel: true,
+  mcp_session: true,
+  created_at: true,
+  expires_at: true,
+  updated_at: true,
+  terminal_at: true,
+  verdict: true,
+  card_id: true,
+});
+const EVENT_COLUMNS = columnsOf<EventRow>({
+  handle: true,
+  seq: true,
+  kind: true,
+  action_index: true,
+  request_json: true,
+  response_json: true,
+  private_json: true,
+  at: true,
+});
+const CARD_COLUMNS = columnsOf<CardRow>({
+  card_id: true,
+  handle: true,
+  card_version: true,
+  body_json: true,
+  signature_json: true,
+  evidence_status: true,
+  created_at: true,
+  signed_at: true,
+});
+
+export const selectAttempt = prepared<ChamberDB, { handle: string }, AttemptRow>((db, p) =>
+  db.selectFrom("chamber_attempts").selectAll().where("handle", "=", p.handle),
+);
+
+/** The same row, locked for the transaction (PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers). */
+export const selectAttemptForUpdate = prepared<ChamberDB, { handle: string }, AttemptRow>((db, p) =>
+  db.selectFrom("chamber_attempts").selectAll().where("handle", "=", p.handle).forUpdate(),
+);
+
+export const insertAttempt = prepared<ChamberDB, AttemptRow>((db, p) =>
+  db.insertInto("chamber_attempts").values(pick(p, ATTEMPT_COLUMNS)),
+);
+
+/** What one accepted action changes on the attempt row. */
+export const updateAfterAction = prepared<
+  ChamberDB,
+  Pick<AttemptRow, "handle" | "state" | "action_index" | "room_json" | "updated_at" | "terminal_at" | "event_count">
+>((db, p) =>
+  db
+    .updateTable("chamber_attempts")
+    .set({
+      state: p.state,
+      action_index: p.action_index,
+      room_json: p.room_json,
+      updated_at: p.updated_at,
+      terminal_at: p.terminal_at,
+      event_count: p.event_count,
+    })
+    .where("handle", "=", p.handle),
+);
+
+export const updateAfterSeal = prepared<
+  ChamberDB,
+  Pick<AttemptRow, "handle" | "state" | "verdict" | "card_id" | "terminal_at" | "updated_at" | "event_count">
+>((db, p) =>
+  db
+    .updateTable("chamber_attempts")
+    .set({
+      state: p.state,
+      verdict: p.verdict,
+      card_id: p.card_id,
+      terminal_at: p.terminal_at,
+      updated_at: p.updated_at,
+      event_count: p.event_count,
+    })
+    .where("handle", "=", p.handle),
+);
+
+export const insertEvent = prepared<ChamberDB, EventRow>((db, p) =>
+  db.insertInto("chamber_events").values(pick(p, EVENT_COLUMNS)),
+);
+
+export const selectEvents = prepared<ChamberDB, { handle: string }, EventRow>((db, p) =>
+  db.selectFrom("chamber_events").selectAll().where("handle", "=", p.handle).orderBy("seq"),
+);
+
+export const insertCard = prepared<ChamberDB, CardRow>((db, p) =>
+  db.insertInto("chamber_cards").values(pick(p, CARD_COLUMNS)),
+);
+
+export const selectCard = prepared<ChamberDB, { card_id: string }, CardRow>((db, p) =>
+  db.selectFrom("chamber_cards").selectAll().where("card_id", "=", p.card_id),
+);
+
+/** Stores a signature on a card still pending (a concurrent seal may have signed it first). */
+export const signCard = prepared<
+  ChamberDB,
+  { card_id: string; signature_json: string; signed_at: string; evidence_status: string; pending: string }
+>((db, p) =>
+  db
+    .updateTable("chamber_cards")
+    .set({ signature_json: p.signature_json, evidence_status: p.evidence_status, signed_at: p.signed_at })
+    .where("card_id", "=", p.card_id)
+    .where("evidence_status", "=", p.pending),
+);
+
+export const markSealed = prepared<ChamberDB, { handle: string; state: string; updated_at: string }>((db, p) =>
+  db.updateTable("chamber_attempts").set({ state: p.state, updated_at: p.updated_at }).where("handle", "=", p.handle),
+);
