@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
 import {
   ALIASES,
@@ -13,7 +13,6 @@ import {
 } from "./index.ts";
 
 const SEED = new URL("../../../../../shared/seeds/000_40e35d97c34d900d.txt", import.meta.url);
-const canonicalize = createRequire(import.meta.url)("canonicalize") as (v: unknown) => string;
 
 describe("toolset contracts", () => {
   it("keeps 0.3.0 byte for byte as seed 000", () => {
@@ -35,7 +34,9 @@ describe("toolset contracts", () => {
           : raw[f],
       ]),
     );
-    const expected = `sha256:${createHash("sha256").update(canonicalize(payload)).digest("hex")}`;
+    const expected = `sha256:${createHash("sha256")
+      .update(canonicalize(payload) as string)
+      .digest("hex")}`;
     expect(toolsetHash(TOOLSET_0_3_0)).toBe(expected);
     expect(toolsetHash(TOOLSET_0_3_2)).not.toBe(expected);
     expect(toolsetHash(TOOLSET_0_3_2)).toMatch(/^sha256:[0-9a-f]{64}$/);
