@@ -238,6 +238,15 @@ function assertSingle(sets: Bits[], expected: readonly number[]) {
   if (key(PERM_LIST[p]) !== key(expected)) throw new Error("atelier: clue set does not single out the answer");
 }
 
+/**
+ * Identity of a placement rule for de-duplication: every field, in a fixed order (the same
+ * equality as comparing the rules' JSON, at a fraction of the cost; this runs for every clue).
+ */
+function ruleKey(r: PlaceRule): string {
+  const f = r as Partial<Record<"slot" | "than" | "part" | "test" | "arg" | "slots", unknown>>;
+  return `${r.kind}|${f.slot}|${f.than}|${f.part}|${f.test}|${Array.isArray(f.arg) ? `[${f.arg.join(",")}]` : f.arg}|${f.slots}`;
+}
+
 /** Every clue that is true of the placement; `direct` clues (slot holds the X) are a last resort. */
 function placementPool(rng: Rng, env: Env) {
   const { parts, bins, board, placement: at } = env;
@@ -245,8 +254,9 @@ function placementPool(rng: Rng, env: Env) {
   const pool: PlaceRule[] = [];
   const direct: PlaceRule[] = [];
   const add = (r: PlaceRule, list = pool) => {
-    if (!seen.has(key(r))) {
-      seen.add(key(r));
+    const k = ruleKey(r);
+    if (!seen.has(k)) {
+      seen.add(k);
       list.push(r);
     }
   };

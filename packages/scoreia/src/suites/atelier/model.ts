@@ -7,7 +7,7 @@
  * the tool envelope caps JSON depth at 8 (seed 000 `max_json_depth`).
  */
 
-import { type Bits, bitsOf } from "./perms.ts";
+import { at, atAny, type Bits, bitsOf, emptyBits, N, not, orAndInto, orInto } from "./perms.ts";
 
 export const SUITE_ID = "chambre-atelier-v0";
 export const GENERATION = "002";
@@ -158,9 +158,66 @@ export function placeOk(rule: PlaceRule, at: readonly number[], slotOf: readonly
   }
 }
 
-/** The placements (permutations of part indices over slots) that satisfy a rule. */
+/**
+ * The placements (permutations of part indices over slots) that satisfy a rule, built from the
+ * per-position tables of perms.ts: the same set placeBitsByScan computes by testing each of the
+ * 720 placements with placeOk (a test checks the two agree on every rule of many rooms).
+ */
 export function placeBits(rule: PlaceRule, env: Env): Bits {
+  switch (rule.kind) {
+    case "slot_holds":
+      return atAny(rule.slot - 1, partMask(rule, env));
+    case "slot_not":
+      return atAny(rule.slot - 1, ALL_PARTS & ~partMask(rule, env));
+    case "heavier": {
+      const out = emptyBits();
+      for (let i = 0; i < N; i++) {
+        for (let j = 0; j < N; j++) {
+          if ((env.parts[i] as Part).weight > (env.parts[j] as Part).weight) {
+            orAndInto(out, at(rule.slot - 1, i), at(rule.than - 1, j));
+          }
+        }
+      }
+      return out;
+    }
+    case "part_in": {
+      const k = env.index[rule.part] as number;
+      const out = emptyBits();
+      for (const slot of rule.slots) orInto(out, at(slot - 1, k));
+      return out;
+    }
+    case "touches":
+      return touchingBits(rule, env);
+    case "touches_none":
+      return not(touchingBits(rule, env));
+  }
+}
+
+/** placeBits by testing every placement: the definition placeBits must match. */
+export function placeBitsByScan(rule: PlaceRule, env: Env): Bits {
   return bitsOf((at, slotOf) => placeOk(rule, at, slotOf, env));
+}
+
+const ALL_PARTS = (1 << N) - 1;
+
+/** Bit i set when part i passes the test. */
+function partMask(pred: Pred, env: Env): number {
+  let m = 0;
+  for (let i = 0; i < N; i++) if (holds(pred, env.parts[i] as Part, env.bins)) m |= 1 << i;
+  return m;
+}
+
+/** Placements where some slot next to the rule's part holds a part passing the test. */
+function touchingBits(rule: { part: string } & Pred, env: Env): Bits {
+  const k = env.index[rule.part] as number;
+  const mask = partMask(rule, env);
+  const out = emptyBits();
+  for (let s = 0; s < N; s++) {
+    const near = emptyBits();
+    for (const n of env.board.adjacency[s] ?? []) orInto(near, atAny(n - 1, mask));
+    orAndInto(out, at(s, k), near);
+  }
+  return out;
 }
 
 function partOn(slot: number, at: readonly number[], env: Env): Part {
@@ -212,8 +269,35 @@ export type OrderRule =
   /** The part on this slot is fitted before every part on a neighbouring slot. */
   | { kind: "leads_neighbours"; slot: number };
 
-/** The orders (permutations of part indices over steps) that satisfy a rule. */
+/**
+ * The orders (permutations of part indices over steps) that satisfy a rule. Rules on single
+ * steps are read off the per-position tables; the rest are tested order by order
+ * (orderBitsByScan, the definition; a test checks the two agree).
+ */
 export function orderBits(rule: OrderRule, env: Env): Bits {
+  if (rule.kind === "step") return at(rule.step - 1, refIndex(rule.a, env));
+  if (rule.kind === "right_after") {
+    const a = refIndex(rule.a, env);
+    const b = refIndex(rule.b, env);
+    const out = emptyBits();
+    for (let step = 1; step < N; step++) orAndInto(out, at(step, a), at(step - 1, b));
+    return out;
+  }
+  if (rule.kind === "before") {
+    const a = refIndex(rule.a, env);
+    const b = refIndex(rule.b, env);
+    const out = emptyBits();
+    for (let sa = 0; sa < N; sa++) {
+      const later = emptyBits();
+      for (let sb = sa + 1; sb < N; sb++) orInto(later, at(sb, b));
+      orAndInto(out, at(sa, a), later);
+    }
+    return out;
+  }
+  return orderBitsByScan(rule, env);
+}
+
+export function orderBitsByScan(rule: OrderRule, env: Env): Bits {
   return bitsOf((_, stepOf) => orderOk(rule, stepOf, env));
 }
 

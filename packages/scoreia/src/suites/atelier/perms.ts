@@ -70,10 +70,71 @@ export function bitsOf(test: (at: readonly number[], pos: readonly number[]) => 
   return b;
 }
 
+/**
+ * POS_ITEM[pos * N + item]: the permutations with `item` at position `pos`. Most rules are unions
+ * and intersections of these, which is far cheaper than testing all 720 permutations one by one.
+ */
+const POS_ITEM: readonly Bits[] = Array.from({ length: N * N }, (_, k) => {
+  const pos = Math.floor(k / N);
+  const item = k % N;
+  return bitsOf((at) => at[pos] === item);
+});
+
+/** Permutations with `item` at position `pos` (shared table: do not modify). */
+export function at(pos: number, item: number): Bits {
+  return POS_ITEM[pos * N + item] as Bits;
+}
+
+/** Permutations whose item at `pos` is one of `items` (bit i of the mask = item i). */
+export function atAny(pos: number, items: number): Bits {
+  const out = new Uint32Array(WORDS);
+  for (let item = 0; item < N; item++) {
+    if (!((items >>> item) & 1)) continue;
+    const b = POS_ITEM[pos * N + item] as Bits;
+    for (let w = 0; w < WORDS; w++) out[w] = (out[w] as number) | (b[w] as number);
+  }
+  return out;
+}
+
+/** a ∪ b, in place into a. */
+export function orInto(a: Bits, b: Bits): Bits {
+  for (let w = 0; w < WORDS; w++) a[w] = (a[w] as number) | (b[w] as number);
+  return a;
+}
+
+/** out ∪ (a ∩ b), in place into out, without allocating (the generator calls this a lot). */
+export function orAndInto(out: Bits, a: Bits, b: Bits): Bits {
+  for (let w = 0; w < WORDS; w++) out[w] = (out[w] as number) | ((a[w] as number) & (b[w] as number));
+  return out;
+}
+
+/** The permutations not in `b` (padding bits stay clear). */
+export function not(b: Bits): Bits {
+  const out = fullBits();
+  for (let w = 0; w < WORDS; w++) out[w] = (out[w] as number) & ~(b[w] as number);
+  return out;
+}
+
+export function emptyBits(): Bits {
+  return new Uint32Array(WORDS);
+}
+
 export function and(a: Bits, b: Bits): Bits {
   const out = new Uint32Array(WORDS);
   for (let i = 0; i < WORDS; i++) out[i] = (a[i] as number) & (b[i] as number);
   return out;
+}
+
+/** |a ∩ b| without building the intersection. */
+export function countAnd(a: Bits, b: Bits): number {
+  let n = 0;
+  for (let i = 0; i < WORDS; i++) {
+    let x = (a[i] as number) & (b[i] as number);
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    n += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
 }
 
 export function count(b: Bits): number {
@@ -105,11 +166,11 @@ export function pickUnique(
   let left = PERM_COUNT;
   let chosen: number[] = [];
   for (const i of order) {
-    const next = and(surv, bitsOfRule(i));
-    const n = count(next);
+    const b = bitsOfRule(i);
+    const n = countAnd(surv, b);
     if (n < left) {
       chosen.push(i);
-      surv = next;
+      surv = and(surv, b);
       left = n;
       if (n === 1) break;
     }
