@@ -10,6 +10,7 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
+import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { graphTools } from "./domains/graph/tools.ts";
 import { linkTools } from "./domains/links/tools.ts";
 import { sessionTools } from "./domains/sessions/tools.ts";
@@ -51,6 +52,7 @@ export async function migrateShampoo(database: Database<ShampooDB>): Promise<voi
 export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
   const database = await openDatabase<ShampooDB>(opts.db, opts.pgSchema ? { pgSchema: opts.pgSchema } : {});
   await migrateShampoo(database);
+  await tidySearchIndexes(database.db, database.dialect);
   return shampooOn(database, opts);
 }
 

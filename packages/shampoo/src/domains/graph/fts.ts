@@ -45,9 +45,65 @@ export interface Probe {
   prefix: string | null;
 }
 
-/** An FTS5 MATCH expression: each term quoted, the prefix term starred, AND-ed. */
-export function fts5Expr(p: Probe): string {
-  return p.terms.map((t) => `"${t.replaceAll('"', '""')}"${t === p.prefix ? "*" : ""}`).join(" AND ");
+const quote = (t: string) => `"${t.replaceAll('"', '""')}"`;
+
+/**
+ * An FTS5 MATCH expression: each term quoted, AND-ed; the prefix term starred — or, when
+ * `expansion` lists the indexed words it covers, those words OR-ed (the same rows: see
+ * prefixWords).
+ */
+export function fts5Expr(p: Probe, expansion?: string[] | null): string {
+  return p.terms
+    .map((t) => {
+      if (t !== p.prefix) return quote(t);
+      if (!expansion) return `${quote(t)}*`;
+      return expansion.length === 1 ? quote(t) : `(${expansion.map(quote).join(" OR ")})`;
+    })
+    .join(" AND ");
+}
+
+/** At most this many indexed words replace a prefix term; more, and the `*` query runs instead. */
+export const PREFIX_WORDS = 4;
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+/**
+ * The words of a SQLite FTS5 index that a prefix term covers, read from its fts5vocab table
+ * (migration 007): the term itself plus every longer indexed word that starts with it, at most
+ * PREFIX_WORDS; null when there are more, or when the term is not plain ASCII (then the index's
+ * own token form could differ from ours, and the `*` query is used unchanged).
+ *
+ * Why: FTS5 answers `"word"*` by merging the whole doclist of every word in the range into
+ * memory before it can return its first row — a word found in most observations costs tens of
+ * milliseconds even under LIMIT — while an exact word streams. OR-ing the covered words returns
+ * exactly the rows the prefix query returns. The vocabulary range starts just after the term
+ * (at term + U+0001, which no token contains: with `term > ?` fts5vocab would still visit, and
+ * count, the term's own possibly huge doclist).
+ */
+export async function prefixWords(db: Db, vocab: string, prefix: string): Promise<string[] | null> {
+  if (!ASCII_WORD.test(prefix)) return null;
+  const r = await sql<{ term: string }>`SELECT term FROM ${sql.table(vocab)}
+    WHERE term >= ${`${prefix}\u0001`} AND term < ${`${prefix}\u{10FFFF}`} LIMIT ${PREFIX_WORDS}`.execute(db);
+  if (r.rows.length >= PREFIX_WORDS) return null;
+  return [prefix, ...r.rows.map((x) => x.term)];
+}
+
+/**
+ * Prefix expansions already read in one search (vocabulary table + prefix → words), so that
+ * the several statements of one search read each at most once.
+ */
+export type PrefixCache = Map<string, Promise<string[] | null>>;
+
+/** The prefix expansion of a batch of probes (they share one query's prefix term). */
+function expansionFor(db: Db, vocab: string, probes: Limited[], cache?: PrefixCache): Promise<string[] | null> {
+  const prefix = probes.find((l) => l.probe.prefix !== null && l.probe.terms.includes(l.probe.prefix))?.probe.prefix;
+  if (!prefix) return Promise.resolve(null);
+  const key = `${vocab}\u0000${prefix}`;
+  let words = cache?.get(key);
+  if (!words) {
+    words = prefixWords(db, vocab, prefix);
+    cache?.set(key, words);
+  }
+  return words;
 }
 
 /**
@@ -64,6 +120,34 @@ export function tsqueryExpr(p: Probe): string {
     .filter((alts) => alts.length > 0)
     .map((alts) => `(${alts.join(" | ")})`)
     .join(" & ");
+}
+
+/** Pages of FTS5 merge work per step, and at most per tidySearchIndexes call. */
+const MERGE_STEP_PAGES = 500;
+export const TIDY_MAX_PAGES = 4000;
+
+/**
+ * SQLite: merges the word indexes' segments (FTS5 'merge' with usermerge 2, migration 007)
+ * until no level holds two segments or `maxPages` pages were written per index, whichever
+ * comes first.
+ * FTS5's own automerge keeps up to three segments per level as rows are written; a term lookup
+ * probes every segment, so search gets slower as they pile up (bulk writes pile up the most).
+ * Bounded work, resumable: FTS5 keeps the state of an unfinished merge, so the next call goes
+ * on where this one stopped. Run at open (app.ts) and after a bulk import. A no-op on
+ * PostgreSQL, whose GIN indexes need no such care.
+ */
+export async function tidySearchIndexes(db: Db, dialect: DialectName, maxPages = TIDY_MAX_PAGES): Promise<void> {
+  if (dialect !== "sqlite") return;
+  const changes = async () =>
+    Number((await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db)).rows[0]?.n ?? 0);
+  for (const t of ["shampoo_entities_fts", "shampoo_observations_fts"]) {
+    for (let pages = 0; pages < maxPages; pages += MERGE_STEP_PAGES) {
+      const before = await changes();
+      await sql`INSERT INTO ${sql.table(t)}(${sql.ref(t)}, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`.execute(db);
+      // The command itself counts one change; more means it merged something (maybe not all).
+      if ((await changes()) - before <= 1) break;
+    }
+  }
 }
 
 const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");
@@ -83,13 +167,14 @@ export type Tagged<T> = T & { probe: number };
  * one round trip, and no probe can starve another. Matches are streamed in index order and never
  * ranked in the database: the cost is bounded by the limits, not by how common a term is.
  */
-export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[]) {
+export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[], cache?: PrefixCache) {
   if (probes.length === 0) return [];
+  const words = dialect === "sqlite" ? await expansionFor(db, "shampoo_entities_fts_vocab", probes, cache) : null;
   const one = (l: Limited, i: number) =>
     dialect === "sqlite"
       ? sql`SELECT * FROM (SELECT ${ENTITY_COLS}, ${i} AS probe
           FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-          WHERE shampoo_entities_fts MATCH ${fts5Expr(l.probe)} AND e.status = 'active' AND ${visibleSql("e", s)}
+          WHERE shampoo_entities_fts MATCH ${fts5Expr(l.probe, words)} AND e.status = 'active' AND ${visibleSql("e", s)}
           ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${l.limit})`
       : sql`(SELECT ${ENTITY_COLS}, ${i}::int AS probe FROM shampoo_entities e
           WHERE e.search @@ to_tsquery('simple', ${tsqueryExpr(l.probe)}) AND e.status = 'active' AND ${visibleSql("e", s)}
@@ -99,8 +184,15 @@ export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, pr
 }
 
 /** Live observations of live visible entities that match each probe; as entityHits. */
-export async function observationHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[]) {
+export async function observationHits(
+  db: Db,
+  dialect: DialectName,
+  s: GraphScope,
+  probes: Limited[],
+  cache?: PrefixCache,
+) {
   if (probes.length === 0) return [];
+  const words = dialect === "sqlite" ? await expansionFor(db, "shampoo_observations_fts_vocab", probes, cache) : null;
   const cols = (i: number) => sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head,
     length(o.content) AS len, ${ENTITY_COLS}, ${dialect === "sqlite" ? sql`${i}` : sql`${i}::int`} AS probe`;
   const one = (l: Limited, i: number) =>
@@ -109,7 +201,7 @@ export async function observationHits(db: Db, dialect: DialectName, s: GraphScop
           FROM shampoo_observations_fts
           JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
           JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE shampoo_observations_fts MATCH ${fts5Expr(l.probe)}
+          WHERE shampoo_observations_fts MATCH ${fts5Expr(l.probe, words)}
             AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
           ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${l.limit})`
       : sql`(SELECT ${cols(i)}

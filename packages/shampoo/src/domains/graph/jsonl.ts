@@ -1,6 +1,7 @@
 import { sql } from "kernel";
 import { canSee, canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { tidySearchIndexes } from "./fts.ts";
 import {
   createEntitiesIn,
   createRelationsIn,
@@ -185,6 +186,8 @@ export async function importMemoryJsonl(
       progress({ phase: "relations", done: Math.min(relations.length, i + batch), total: relations.length });
     }
   });
+  // A bulk write piles up index segments: merge them now rather than slow every search.
+  await tidySearchIndexes(ctx.database.db, ctx.database.dialect);
   return report;
 }
 

@@ -13,6 +13,7 @@ import {
   neighbours,
   type ObservationHit,
   observationHits,
+  type PrefixCache,
   type Probe,
   projectListing,
   substringPool,
@@ -193,8 +194,16 @@ async function retrieve(
         { probe: probe(q.terms), limit: OBS_POOL + 1 },
         ...perTerm.map((t) => ({ probe: probe([t]), limit: TERM_OBS_LIMIT + 1 })),
       ];
-  const ents = await entityHits(db, dialect, s, entityProbes);
-  const obs = await observationHits(db, dialect, s, obsProbes);
+  // The all-terms probes run first. A per-term probe only fills what the all-terms probe left:
+  // when the all-terms probe overflows its limit, the pool is full and already marked capped, so
+  // its per-term probes could change nothing and are not run (a common term's probe is the
+  // expensive one).
+  const cache: PrefixCache = new Map();
+  const ents = await entityHits(db, dialect, s, entityProbes.slice(0, 1), cache);
+  const next = <T extends { probe: number }>(rows: T[]) => rows.map((r) => ({ ...r, probe: r.probe + 1 }));
+  if (ents.length <= ENTITY_POOL) ents.push(...next(await entityHits(db, dialect, s, entityProbes.slice(1), cache)));
+  const obs = await observationHits(db, dialect, s, obsProbes.slice(0, 1), cache);
+  if (obs.length <= OBS_POOL) obs.push(...next(await observationHits(db, dialect, s, obsProbes.slice(1), cache)));
   let capped = false;
   const entities = new Map<string, EntityHit>();
   const observations = new Map<string, ObservationHit>();
@@ -418,13 +427,23 @@ export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): 
     }
     return acct;
   };
+  // An upper bound of the envelope's size whatever the pack becomes (every count at its largest,
+  // the longest status, a wire_chars longer than any result): while the entities packed so far
+  // plus this bound fit the budget, the exact fixpoint is not needed to know that they fit.
+  const bound = { ...accounting(records.length, 0), truncated: false, status: "no_results" as const };
+  bound.observations_returned = records.reduce((n, r) => n + r.observations.length, 0);
+  bound.wire_chars = Number.MAX_SAFE_INTEGER;
+  const envelopeBound = charCount(JSON.stringify({ entities: [], query, _accounting: bound }));
   const packed: typeof records = [];
   let entityChars = 0;
   let observations = 0;
   for (const r of records) {
     const size = charCount(JSON.stringify(r)) + (packed.length > 0 ? 1 : 0);
-    const trial = settle(accounting(packed.length + 1, observations + r.observations.length), entityChars + size);
-    if (trial.wire_chars > budget) break; // over budget: the pack stops here (truncated)
+    const fits =
+      envelopeBound + entityChars + size <= budget ||
+      settle(accounting(packed.length + 1, observations + r.observations.length), entityChars + size).wire_chars <=
+        budget;
+    if (!fits) break; // over budget: the pack stops here (truncated)
     packed.push(r);
     entityChars += size;
     observations += r.observations.length;
