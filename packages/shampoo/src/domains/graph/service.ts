@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { iso, type Transaction } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { recordEvent } from "../../store/history.ts";
+import { type PendingEvent, recordEvents } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
 import { noteAccess } from "./access.ts";
@@ -48,8 +48,12 @@ export interface W {
   ctx: ShampooCtx;
   trx: Trx;
   now: number;
+  /** iso(now), the stamp every row of the call carries. */
+  at: string;
   pg: boolean;
   s: GraphScope;
+  /** History events not yet written (see `event`); written before the transaction commits. */
+  events: PendingEvent[];
 }
 
 export const ENTITY_NAME_EXISTS = "entity name already exists";
@@ -58,7 +62,20 @@ export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Pro
   const now = ctx.clock.now();
   const s = graphScopeOf(ctx.caller);
   const pg = ctx.database.dialect === "postgres";
-  return ctx.database.db.transaction().execute((trx) => fn({ ctx, trx, now, pg, s }));
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const w: W = { ctx, trx, now, at: iso(now), pg, s, events: [] };
+    const out = await fn(w);
+    await flushEvents(w);
+    return out;
+  });
+}
+
+/** Events queued beyond this are written at once (a bulk import must not hold them all). */
+const EVENT_BATCH = 200;
+
+async function flushEvents(w: W): Promise<void> {
+  const batch = w.events.splice(0);
+  await recordEvents(w.trx, w.ctx.caller, w.ctx.source, w.now, batch);
 }
 
 /**
@@ -97,6 +114,12 @@ function relationView(r: RelationRow): Record<string, unknown> {
   return { id: r.id, from_id: r.from_id, to_id: r.to_id, relationType: r.relation_type, status: r.status };
 }
 
+/**
+ * Records one history event of the call and returns its id. The events of a call are queued and
+ * written together before its transaction commits (history.ts recordEvents: one clock bump,
+ * multi-row INSERTs), with the clock values and content one recordEvent each would have given
+ * them; rows can carry the id at once. `eventId` is taken when given (a row inserted with it).
+ */
 async function event(
   w: W,
   kind: string,
@@ -106,8 +129,10 @@ async function event(
   now: unknown,
   parent: string | null,
   payload?: unknown,
+  eventId: string = randomUUID(),
 ): Promise<string> {
-  return recordEvent(w.trx, w.ctx.caller, w.ctx.source, w.now, {
+  w.events.push({
+    eventId,
     entityKind: kind,
     entityId: id,
     action,
@@ -116,15 +141,8 @@ async function event(
     parentEventId: parent,
     ...(payload === undefined ? {} : { payload }),
   });
-}
-
-async function setLastEvent(
-  w: W,
-  table: "shampoo_entities" | "shampoo_relations" | "shampoo_observations",
-  id: string,
-  eventId: string,
-): Promise<void> {
-  await w.trx.updateTable(table).set({ last_event_id: eventId }).where("id", "=", id).execute();
+  if (w.events.length >= EVENT_BATCH) await flushEvents(w);
+  return eventId;
 }
 
 /**
@@ -132,7 +150,7 @@ async function setLastEvent(
  * are written, so a touch never re-indexes the name/alias/type search documents.
  */
 async function changeEntity(w: W, old: Entity, set: Partial<Entity>, action: string): Promise<Entity> {
-  const change: Partial<Entity> = { ...set, updated_at: iso(w.now) };
+  const change: Partial<Entity> = { ...set, updated_at: w.at };
   const next: Entity = { ...old, ...change };
   const eventId = await event(w, "entity", old.id, action, entityView(old), entityView(next), old.last_event_id);
   next.last_event_id = eventId;
@@ -146,10 +164,12 @@ async function changeEntity(w: W, old: Entity, set: Partial<Entity>, action: str
 
 /**
  * Adds observation texts to an entity (duplicates by content identity skipped, voided text
- * revived in place). Returns the ids added or revived, in order.
+ * revived in place). Returns the ids added or revived, in order. `fresh`: the entity was
+ * inserted by this call, so it has no observation yet (nothing to look up or revive).
  */
-async function addObservationsTo(w: W, entity: Entity, contents: string[]): Promise<string[]> {
+async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh = false): Promise<string[]> {
   if (contents.length === 0) return [];
+  if (fresh) return addToFresh(w, entity, contents);
   const ids: string[] = [];
   const max = await w.trx
     .selectFrom("shampoo_observations")
@@ -193,7 +213,7 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[]): Prom
       content_hash: hash,
       ord: ++ord,
       status: "active",
-      created_at: iso(w.now),
+      created_at: w.at,
       created_by: w.ctx.caller.principal,
       voided_at: null,
       voided_by: null,
@@ -212,6 +232,40 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[]): Prom
     ids.push(row.id);
   }
   return ids;
+}
+
+/** addObservationsTo for an entity inserted by this call: one multi-row INSERT. */
+async function addToFresh(w: W, entity: Entity, contents: string[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const rows: Observation[] = [];
+  for (const content of contents) {
+    const hash = contentHash(content);
+    if (seen.has(hash)) continue;
+    seen.add(hash);
+    const row: Observation = {
+      id: randomUUID(),
+      entity_id: entity.id,
+      profile: entity.profile,
+      content,
+      content_hash: hash,
+      ord: rows.length + 1,
+      status: "active",
+      created_at: w.at,
+      created_by: w.ctx.caller.principal,
+      voided_at: null,
+      voided_by: null,
+      last_event_id: "",
+    };
+    row.last_event_id = await event(w, "observation", row.id, "create", null, observationView(row), null);
+    rows.push(row);
+  }
+  // 12 columns a row: 500 rows stay below SQLite's bound-parameter limit.
+  for (let i = 0; i < rows.length; i += 500)
+    await w.trx
+      .insertInto("shampoo_observations")
+      .values(rows.slice(i, i + 500))
+      .execute();
+  return rows.map((r) => r.id);
 }
 
 /** Adds aliases not yet held; returns the entity's new alias_text when any was added. */
@@ -239,7 +293,7 @@ async function addAliasesTo(w: W, entity: Entity, aliases: { alias: string; norm
       alias: a.alias,
       alias_norm: a.norm,
       status: "active" as const,
-      created_at: iso(w.now),
+      created_at: w.at,
       created_by: w.ctx.caller.principal,
     };
     await event(w, "alias", row.id, "create", null, { id: row.id, entity_id: entity.id, alias: a.alias }, null);
@@ -299,12 +353,17 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
   const entityIds: string[] = [];
   const observationIds: string[] = [];
   for (const e of entries) {
-    let existing = await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
+    // With the write grant the insert comes first (a new name, the usual case, needs no lookup);
+    // the holder of a taken name is read below. Without it, only the lookup (the same answers).
+    const writable = canWrite(caller, e.project);
+    let existing = writable ? undefined : await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
     let fresh = false;
     if (!existing) {
-      if (!canWrite(caller, e.project)) throw scopeDenied();
+      if (!writable) throw scopeDenied();
       // Insert first: a concurrent creator of the same name makes this a no-op (PostgreSQL
       // waits for it to commit), and the name then resolves to that identity below.
+      // The row carries the id of its create event from the start (no second write for it).
+      const createEvent = randomUUID();
       const inserted = await w.trx
         .insertInto("shampoo_entities")
         .values({
@@ -317,24 +376,28 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
           alias_text: e.aliases.map((x) => x.alias).join("\n"),
           visibility: e.visibility ?? "shared",
           status: "active",
-          created_at: iso(w.now),
+          created_at: w.at,
           created_by: caller.principal,
-          updated_at: iso(w.now),
+          updated_at: w.at,
           voided_at: null,
           voided_by: null,
-          last_event_id: "",
+          last_event_id: createEvent,
         })
         .onConflict((oc) => oc.columns(["profile", "name_norm"]).doNothing())
         .returningAll()
         .executeTakeFirst();
       if (inserted) {
-        inserted.last_event_id = await event(w, "entity", inserted.id, "create", null, entityView(inserted), null, {
-          name: e.name,
-          entityType: e.entityType,
-          project: e.project,
-          visibility: inserted.visibility,
-        });
-        await setLastEvent(w, "shampoo_entities", inserted.id, inserted.last_event_id);
+        await event(
+          w,
+          "entity",
+          inserted.id,
+          "create",
+          null,
+          entityView(inserted),
+          null,
+          { name: e.name, entityType: e.entityType, project: e.project, visibility: inserted.visibility },
+          createEvent,
+        );
         existing = inserted;
         fresh = true;
         created++;
@@ -371,7 +434,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
       set.alias_text = aliasText;
       if (action === "touch") action = "update";
     }
-    const obs = await addObservationsTo(w, entity, e.observations);
+    const obs = await addObservationsTo(w, entity, e.observations, fresh);
     observationIds.push(...obs);
     const changed = Object.keys(set).length > 0 || obs.length > 0;
     if (!fresh && changed) entity = await changeEntity(w, entity, set, action);
@@ -495,6 +558,7 @@ export async function createRelationsIn(
       ids.push(found.id);
       continue;
     }
+    const createEvent = randomUUID();
     const inserted = await w.trx
       .insertInto("shampoo_relations")
       .values({
@@ -504,11 +568,11 @@ export async function createRelationsIn(
         to_id: to.id,
         relation_type: t.relationType,
         status: "active",
-        created_at: iso(w.now),
+        created_at: w.at,
         created_by: w.ctx.caller.principal,
         voided_at: null,
         voided_by: null,
-        last_event_id: "",
+        last_event_id: createEvent,
       })
       .onConflict((oc) => oc.columns(["profile", "from_id", "to_id", "relation_type"]).doNothing())
       .returningAll()
@@ -519,12 +583,17 @@ export async function createRelationsIn(
       if (again) ids.push(again.id);
       continue;
     }
-    const eventId = await event(w, "relation", inserted.id, "create", null, relationView(inserted), null, {
-      from: from.name,
-      to: to.name,
-      relationType: t.relationType,
-    });
-    await setLastEvent(w, "shampoo_relations", inserted.id, eventId);
+    await event(
+      w,
+      "relation",
+      inserted.id,
+      "create",
+      null,
+      relationView(inserted),
+      null,
+      { from: from.name, to: to.name, relationType: t.relationType },
+      createEvent,
+    );
     const row = inserted;
     created++;
     ids.push(row.id);
@@ -548,7 +617,7 @@ export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown
       if (!from || !to) continue;
       const found = await findTriple(w, from.id, to.id, t.relationType);
       if (found?.status !== "active") continue;
-      const next = { ...found, status: "voided" as const, voided_at: iso(w.now), voided_by: w.ctx.caller.principal };
+      const next = { ...found, status: "voided" as const, voided_at: w.at, voided_by: w.ctx.caller.principal };
       const eventId = await event(
         w,
         "relation",
@@ -579,12 +648,7 @@ export async function deleteEntities(ctx: ShampooCtx, a: Record<string, unknown>
     const live = await liveByNorms(w.trx, w.s, names, w.pg);
     let deleted = 0;
     for (const entity of live.values()) {
-      await changeEntity(
-        w,
-        entity,
-        { status: "voided", voided_at: iso(w.now), voided_by: w.ctx.caller.principal },
-        "void",
-      );
+      await changeEntity(w, entity, { status: "voided", voided_at: w.at, voided_by: w.ctx.caller.principal }, "void");
       deleted++;
     }
     return { deleted };
@@ -616,7 +680,7 @@ export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unkn
           .where("status", "=", "active")
           .executeTakeFirst();
         if (!found) continue;
-        const next = { ...found, status: "voided" as const, voided_at: iso(w.now), voided_by: w.ctx.caller.principal };
+        const next = { ...found, status: "voided" as const, voided_at: w.at, voided_by: w.ctx.caller.principal };
         const eventId = await event(
           w,
           "observation",
