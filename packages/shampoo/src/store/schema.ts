@@ -170,6 +170,43 @@ const foundationMigrations: Record<string, Up> = {
       .columns(["profile", "priority", "due_date"])
       .execute();
   },
+  /**
+   * The default order of task lists as one index (domains/tasks/read.ts DEFAULT_ORDER: priority
+   * rank, due date with empty dates last, created_at, id), so a page is read in order and stops
+   * after `offset + limit` rows instead of sorting every match; ready_context reads its first
+   * 5000 live rows the same way. The rank is an expression, not a column: nothing has to keep it
+   * in sync, and the queries use the identical expression (the planner matches it textually on
+   * SQLite; test/tasks-read-plan.test.ts checks that it does). The trailing columns are what the
+   * filters test and what ready_context scores, so a walk never leaves the index for rows it
+   * rejects and ready_context reads only the rows it shows from the table.
+   */
+  async "006_task_order_index"(db) {
+    await sql`CREATE INDEX shampoo_tasks_order ON shampoo_tasks (
+      profile,
+      (CASE priority WHEN 'critical' THEN 3 WHEN 'high' THEN 2 WHEN 'medium' THEN 1 ELSE 0 END) DESC,
+      (due_date IS NULL), due_date, created_at, id,
+      status, type, section, project, priority, parent_id, updated_at, reminder_at
+    )`.execute(db);
+    // The section, due date and priority + due date indexes again, each with the columns their
+    // readers test beside it (status, type, project: the scope of a caller with named grants),
+    // so counts and filters read the index alone instead of a table row per entry.
+    const widened: Array<[string, string[]]> = [
+      ["shampoo_tasks_section", ["profile", "section", "status", "type", "project"]],
+      ["shampoo_tasks_due", ["profile", "due_date", "status", "type", "project"]],
+      ["shampoo_tasks_priority_due", ["profile", "priority", "due_date", "status", "type", "project"]],
+    ];
+    for (const [name, columns] of widened) {
+      await db.schema.dropIndex(name).execute();
+      await db.schema.createIndex(name).on("shampoo_tasks").columns(columns).execute();
+    }
+    // Status, then most recently updated (ready_context prime's recently finished tasks; the
+    // count of every live row in a profile: two ranges instead of a test on every entry).
+    await db.schema
+      .createIndex("shampoo_tasks_status_updated")
+      .on("shampoo_tasks")
+      .columns(["profile", "status", "updated_at", "type"])
+      .execute();
+  },
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */

@@ -8,8 +8,16 @@ import { type FtsSql, ftsSql, searchTerms } from "./fts.ts";
 import { type LookupCandidate, type LookupSource, lookup } from "./lookup.ts";
 import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
 import { FINISHED, type STATUSES, taskView, today } from "./model.ts";
-import { buildReadyContext, checkMode, READY_LIMIT, type ReadyInput, type ReadyRow, suggestedIds } from "./ready.ts";
-import { scoped } from "./store.ts";
+import {
+  buildReadyContext,
+  checkMode,
+  READY_LIMIT,
+  type ReadyInput,
+  type ReadyRow,
+  rankLive,
+  shownRanked,
+} from "./ready.ts";
+import { scoped, scopedIds } from "./store.ts";
 
 /**
  * The read side of tasks and notes: query_tasks, find_by_title, task_digest, ready_context.
@@ -81,18 +89,39 @@ const collated = (dialect: DialectName, column: string) =>
   dialect === "postgres" ? sql`${sql.ref(column)} COLLATE "C"` : sql`${sql.ref(column)}`;
 
 const PRIORITY_VALUE = sql`(CASE shampoo_tasks.priority WHEN 'critical' THEN 3 WHEN 'high' THEN 2 WHEN 'medium' THEN 1 ELSE 0 END)`;
+/** Priority names as PRIORITY_VALUE ranks them. */
+const PRIORITY_RANK: Record<string, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 const STATUS_ORDER = sql`(CASE shampoo_tasks.status WHEN 'in_progress' THEN 0 WHEN 'not_started' THEN 1 WHEN 'done' THEN 2 WHEN 'cancelled' THEN 3 ELSE 4 END)`;
 const SECTION_ORDER = sql`(CASE shampoo_tasks.section WHEN 'today' THEN 0 WHEN 'inbox' THEN 1 WHEN 'next' THEN 2 WHEN 'waiting' THEN 3 ELSE 4 END)`;
 const TYPE_ORDER = sql`(CASE shampoo_tasks.type WHEN 'task' THEN 0 ELSE 1 END)`;
 
-/** The default order of task lists: most important first, then soonest due, then oldest. */
-const DEFAULT_ORDER = [
-  sql`${PRIORITY_VALUE} DESC`,
-  sql`(shampoo_tasks.due_date IS NULL) ASC`,
-  sql`shampoo_tasks.due_date ASC`,
-  sql`shampoo_tasks.created_at ASC`,
-  sql`shampoo_tasks.id ASC`,
+/** One ORDER BY term: a key and its direction. */
+interface OrderTerm {
+  key: Raw<unknown>;
+  dir: "ASC" | "DESC";
+}
+
+/**
+ * A row's key for a join back to it: rowid on SQLite (every index holds it, so a filter's own
+ * index answers alone), the primary key on PostgreSQL.
+ */
+const rowKey = (dialect: DialectName) => (dialect === "sqlite" ? sql`shampoo_tasks.rowid` : sql`shampoo_tasks.id`);
+
+const orderSql = (terms: OrderTerm[]) => sql.join(terms.map((t) => sql`${t.key} ${sql.raw(t.dir)}`));
+
+/**
+ * The default order of task lists: most important first, then soonest due, then oldest. The
+ * index shampoo_tasks_order (store/schema.ts, 006) holds exactly these keys, the same
+ * expressions written the same way: SQLite matches an index expression to ORDER BY textually.
+ */
+const DEFAULT_TERMS: OrderTerm[] = [
+  { key: PRIORITY_VALUE, dir: "DESC" },
+  { key: sql`(shampoo_tasks.due_date IS NULL)`, dir: "ASC" },
+  { key: sql`shampoo_tasks.due_date`, dir: "ASC" },
+  { key: sql`shampoo_tasks.created_at`, dir: "ASC" },
+  { key: sql`shampoo_tasks.id`, dir: "ASC" },
 ];
+export const DEFAULT_ORDER = DEFAULT_TERMS.map((t) => sql`${t.key} ${sql.raw(t.dir)}`);
 
 // ---------------------------------------------------------------------------------------------
 // query_tasks
@@ -139,7 +168,7 @@ function invalidSort(what: string, value: string): DomainError {
 }
 
 /** Validates sort_by/sort_order ("" = not given) into ORDER BY terms (without tie-breaks). */
-export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: unknown): Raw<unknown>[] {
+export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: unknown): OrderTerm[] {
   const by = typeof sortBy === "string" ? sortBy.trim() : "";
   const order = typeof sortOrder === "string" ? sortOrder.trim().toLowerCase() : "";
   if (by !== "" && !(SORT_FIELDS as readonly string[]).includes(by)) throw invalidSort("sort_by", by);
@@ -147,17 +176,19 @@ export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: un
   if (by === "") {
     if (order === "") return [];
     // Only a direction: it applies to the default key, priority.
-    return [sql`${PRIORITY_VALUE} ${sql.raw(order.toUpperCase())}`];
+    return [{ key: PRIORITY_VALUE, dir: order === "asc" ? "ASC" : "DESC" }];
   }
   const s = SORTS[by as SortField];
-  const dir = (order || s.dir).toUpperCase();
-  const terms: Raw<unknown>[] = [];
-  if (s.nullsLast) terms.push(sql`(${sql.ref(s.nullsLast)} IS NULL) ASC`);
-  terms.push(sql`${s.key(dialect)} ${sql.raw(dir)}`);
+  const dir = (order || s.dir) === "asc" ? "ASC" : "DESC";
+  const terms: OrderTerm[] = [];
+  if (s.nullsLast) terms.push({ key: sql`(${sql.ref(s.nullsLast)} IS NULL)`, dir: "ASC" });
+  terms.push({ key: s.key(dialect), dir });
   return terms;
 }
 
 export const QUERY_LIMIT = { min: 1, max: 200, default: 50 };
+/** From this many matches on, a page is read in order (walking shampoo_tasks_order by default). */
+const ORDER_WALK_MIN = 1000;
 const NOTES_CELL_MAX = 80;
 export const QUERY_HEADER = ["#", "Title", "Status", "Priority", "Section", "Due", "Project", "Created", "Notes"];
 
@@ -220,17 +251,32 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   const day = today(ctx.clock.now());
 
   const where: Raw<boolean>[] = [];
+  /** Replacements of `where` terms in the walk of shampoo_tasks_order (same rows). */
+  const walkOnly = new Map<number, Raw<boolean>>();
+  // "Not finished" is written as the two live statuses (every write validates status against
+  // the five of model.ts): the same rows, but an index range instead of a test on every entry.
   if (typeof a.status === "string") where.push(sql<boolean>`shampoo_tasks.status = ${a.status}`);
-  else if (a.include_completed !== true)
-    where.push(sql<boolean>`shampoo_tasks.status NOT IN (${inList(FINISHED_LIST)})`);
+  else if (a.include_completed !== true) where.push(sql<boolean>`shampoo_tasks.status IN (${inList(LIVE_STATUSES)})`);
   if (a.overdue_only === true) {
     // Past-due content only, and never finished content (even with include_completed).
     where.push(sql<boolean>`shampoo_tasks.due_date IS NOT NULL AND shampoo_tasks.due_date < ${day}`);
-    where.push(sql<boolean>`shampoo_tasks.status NOT IN (${inList(FINISHED_LIST)})`);
+    where.push(sql<boolean>`shampoo_tasks.status IN (${inList(LIVE_STATUSES)})`);
+    // The same test, written so no index on due_date can serve it: when the page walks
+    // shampoo_tasks_order, past-due rows open every priority band, so the walk finds them at
+    // once, while a due_date range would sort every past-due row.
+    walkOnly.set(
+      where.length - 2,
+      sql<boolean>`shampoo_tasks.due_date IS NOT NULL AND shampoo_tasks.due_date || '' < ${day}`,
+    );
   }
   for (const f of ["priority", "section", "type", "parent_id"] as const) {
     if (typeof a[f] === "string") where.push(sql<boolean>`${sql.ref(`shampoo_tasks.${f}`)} = ${a[f]}`);
   }
+  // Implied by the priority filter (same rows); lets a walk of shampoo_tasks_order start at
+  // that rank instead of passing every higher one first.
+  const rank =
+    typeof a.priority === "string" && Object.hasOwn(PRIORITY_RANK, a.priority) ? PRIORITY_RANK[a.priority] : undefined;
+  if (rank !== undefined) where.push(sql<boolean>`${PRIORITY_VALUE} = ${sql.lit(rank)}`);
   if (project !== undefined) {
     where.push(
       project === null ? sql<boolean>`shampoo_tasks.project IS NULL` : sql<boolean>`shampoo_tasks.project = ${project}`,
@@ -248,30 +294,62 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
 
   const scope = scopeOf(ctx.caller);
   return readSnapshot(ctx, async (db) => {
-    const base = () =>
+    const base = (walking = false) =>
       scoped(db, scope)
         .$if(fts?.join !== undefined, (qb) =>
           qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
         )
         .$if(fts?.where !== undefined, (qb) => qb.where(fts?.where as Raw<boolean>))
-        .where(and(where));
+        .where(and(walking ? where.map((w, i) => walkOnly.get(i) ?? w) : where));
 
-    const orderBy = [...(fts ? [sql`${fts.rank} DESC`] : []), ...order, ...DEFAULT_ORDER];
-    const rows = (await base()
+    const terms = [...order, ...DEFAULT_TERMS];
+    const count = async () =>
+      Number((await base().select(sql<number | string>`count(*)`.as("n")).executeTakeFirst())?.n ?? 0);
+    // The page as ids in order (narrow rows), then the full rows of those ids only.
+    let page: Raw<unknown>;
+    let total: number | undefined;
+    if (fts) {
+      // Full text: one pass over the matches gives the page and, by a window count over the
+      // same narrow rows, the total (a separate count would run the search twice).
+      page = sql`(${base()
+        .select("shampoo_tasks.id")
+        .select(sql<number>`${fts.rank}`.as("fts_rank"))
+        .select(sql<number>`count(*) over ()`.as("total_count"))
+        .orderBy(sql.join([sql`${fts.rank} DESC`, orderSql(terms)]))
+        .limit(limit)
+        .offset(offset)})`;
+    } else {
+      // The total first (a count over an index, no rows loaded): nothing to list, or an offset
+      // past the end, answers without reading a page.
+      total = await count();
+      if (total === 0 || offset >= total) return emptyPage(total, offset, limit);
+      // Many matches: in the default order, reading shampoo_tasks_order in order finds the page
+      // after about (offset + limit) × rows / matches index entries (another order sorts them).
+      // Few matches: that walk could cross the whole profile, so the matching rows are taken
+      // first through the filters' own index (a materialized CTE: no order to tempt the planner
+      // to the order index), then sorted; CROSS JOIN keeps SQLite reading them first.
+      page =
+        total >= ORDER_WALK_MIN
+          ? sql`(${base(order.length === 0)
+              .select("shampoo_tasks.id")
+              .orderBy(orderSql(terms))
+              .limit(limit)
+              .offset(offset)})`
+          : sql`(WITH matched AS MATERIALIZED ${base().select(rowKey(dialect).as("k"))}
+            SELECT shampoo_tasks.id FROM matched CROSS JOIN shampoo_tasks WHERE ${rowKey(dialect)} = matched.k
+            ORDER BY ${orderSql(terms)} LIMIT ${limit} OFFSET ${offset})`;
+    }
+    const rows = (await db
+      .selectFrom("shampoo_tasks")
+      .innerJoin(page.as("page"), (j) => j.on(sql<boolean>`page.id = shampoo_tasks.id`))
       .select(TASK_COLUMNS)
-      .select(sql<number>`${fts ? fts.rank : sql`0`}`.as("fts_rank"))
-      .select(sql<number>`count(*) over ()`.as("total_count"))
-      .orderBy(sql.join(orderBy))
-      .limit(limit)
-      .offset(offset)
+      .select(sql<number>`${fts ? sql`page.fts_rank` : sql`0`}`.as("fts_rank"))
+      .select(sql<number | string>`${fts ? sql`page.total_count` : sql`0`}`.as("total_count"))
+      .orderBy(sql.join([...(fts ? [sql`page.fts_rank DESC`] : []), orderSql(terms)]))
       .execute()) as (TaskRow & { fts_rank: number; total_count: number | string })[];
-
-    let total: number;
-    if (rows.length > 0) total = Number(rows[0]?.total_count);
-    else if (offset === 0) total = 0;
-    else {
-      const r = await base().select(sql<number | string>`count(*)`.as("n")).executeTakeFirst();
-      total = Number(r?.n ?? 0);
+    if (total === undefined) {
+      if (rows.length > 0) total = Number(rows[0]?.total_count);
+      else total = offset === 0 ? 0 : await count();
     }
     if (rows.length === 0) return emptyPage(total, offset, limit);
 
@@ -480,18 +558,24 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
     surfaces: ["title", "description", "notes", "project"],
     async prefilter(terms, raw, pool, mode) {
       const fts = ftsSql(dialect, terms, raw, mode);
-      const rows = (await scoped(db, scope)
+      // The pool is cut in the final ranking's own terms where FTS cannot tell rows apart:
+      // live first, then relevance, then most recently updated, then id. The cut sorts narrow
+      // rows (id and keys); only the pool's rows are then read with their texts.
+      const tail = [sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`];
+      const cut = scoped(db, scope)
         .$if(fts.join !== undefined, (qb) =>
           qb.innerJoin(fts.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts.on as Raw<boolean>)),
         )
         .$if(fts.where !== undefined, (qb) => qb.where(fts.where as Raw<boolean>))
+        .select("shampoo_tasks.id")
+        .select(sql<number>`${fts.rank}`.as("fts_rank"))
+        .orderBy(sql.join([LIVE_FIRST, sql`${fts.rank} DESC`, ...tail]))
+        .limit(pool);
+      const rows = (await db
+        .selectFrom("shampoo_tasks")
+        .innerJoin(sql`(${cut})`.as("pool"), (j) => j.on(sql<boolean>`pool.id = shampoo_tasks.id`))
         .select(LOOKUP_COLUMNS)
-        // The pool is cut in the final ranking's own terms where FTS cannot tell rows apart:
-        // live first, then relevance, then most recently updated, then id.
-        .orderBy(
-          sql.join([LIVE_FIRST, sql`${fts.rank} DESC`, sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]),
-        )
-        .limit(pool)
+        .orderBy(sql.join([LIVE_FIRST, sql`pool.fts_rank DESC`, ...tail]))
         .execute()) as LookupRow[];
       return rows.map(taskCandidate);
     },
@@ -528,6 +612,40 @@ export async function findByTitle(ctx: ShampooCtx, a: Record<string, unknown>): 
 // ---------------------------------------------------------------------------------------------
 // ready_context
 
+/** What scoring reads of a live row: the columns the index shampoo_tasks_order holds. */
+const SCORING_COLUMNS = [
+  "shampoo_tasks.id",
+  "shampoo_tasks.profile",
+  "shampoo_tasks.project",
+  "shampoo_tasks.type",
+  "shampoo_tasks.status",
+  "shampoo_tasks.priority",
+  "shampoo_tasks.section",
+  "shampoo_tasks.due_date",
+  "shampoo_tasks.parent_id",
+  "shampoo_tasks.reminder_at",
+  "shampoo_tasks.created_at",
+  "shampoo_tasks.updated_at",
+] as const;
+
+/**
+ * A scoring row completed with the columns scoring never reads (a shown record's row is read
+ * whole later). Assigned one by one: `{...defaults, ...row}` takes V8's slow path, ~50 µs a row.
+ */
+function unread(
+  r: Pick<TaskRow, (typeof SCORING_COLUMNS)[number] extends `shampoo_tasks.${infer C}` ? C & keyof TaskRow : never>,
+): ReadyRow {
+  const row = r as ReadyRow;
+  row.title = "";
+  row.title_norm = "";
+  row.recurring = null;
+  row.assignee = null;
+  row.shared_by = null;
+  row.created_by = "";
+  row.last_event_id = "";
+  return row;
+}
+
 /** The most live rows ready_context scores in one call (most important first). */
 export const READY_LOAD_CAP = 5000;
 /** Finished tasks updated this recently are prime's explicit exclusions ("done: do not redo"). */
@@ -535,19 +653,25 @@ export const RECENTLY_FINISHED_DAYS = 14;
 const IN_CHUNK = 500;
 
 export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const dialect = ctx.database.dialect;
   const now = ctx.clock.now();
   const includeReadings = a.include_readings === true;
   const scope = scopeOf(ctx.caller);
   const mode = checkMode(a.mode);
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
   return readSnapshot(ctx, async (db) => {
-    const live = (await scoped(db, scope)
-      .where("status", "in", LIVE_STATUSES)
-      .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
-      .select(READY_COLUMNS)
-      .orderBy(sql.join(DEFAULT_ORDER))
-      .limit(READY_LOAD_CAP)
-      .execute()) as ReadyRow[];
+    // Scoring reads only columns shampoo_tasks_order holds, so the 5000 rows come from the index
+    // alone, in order; the text a record shows (title, last event) is read below for the few
+    // records the result shows.
+    const live = (
+      await scoped(db, scope)
+        .where("status", "in", LIVE_STATUSES)
+        .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
+        .select(SCORING_COLUMNS)
+        .orderBy(sql.join(DEFAULT_ORDER))
+        .limit(READY_LOAD_CAP)
+        .execute()
+    ).map(unread);
 
     // Structural blockers come only from visible rows: an invisible subtask never blocks (and so
     // never reveals itself), an invisible parent is as good as none.
@@ -563,7 +687,7 @@ export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>):
     const parentStatus = new Map<string, string>();
     for (let i = 0; i < parentIds.length; i += IN_CHUNK) {
       const chunk = parentIds.slice(i, i + IN_CHUNK);
-      const rows = await scoped(db, scope).where("id", "in", chunk).select(["id", "status"]).execute();
+      const rows = await scopedIds(db, dialect, scope, chunk).select(["id", "status"]).execute();
       for (const r of rows) parentStatus.set(r.id, r.status);
     }
 
@@ -581,14 +705,22 @@ export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>):
     }
 
     const input: ReadyInput = { now, includeReadings, limit, live, openSubtasks, parentStatus, finished };
-    if (mode === "suggested") {
-      // Suggested items are task-shaped: only the few shown get their long bodies loaded.
-      const ids = suggestedIds(input);
-      const full = ids.length
-        ? ((await scoped(db, scope).where("id", "in", ids).select(TASK_COLUMNS).execute()) as TaskRow[])
-        : [];
-      input.full = new Map(full.map((r) => [r.id, r]));
+    const ranked = rankLive(input);
+    // The shown rows, whole (titles, last events; suggested items are task-shaped, bodies
+    // included), in the same snapshot: the same rows that were scored.
+    const shown = shownRanked(mode, input, ranked);
+    const ids = shown.map((r) => r.row.id);
+    const full = new Map<string, TaskRow>();
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const chunk = ids.slice(i, i + IN_CHUNK);
+      const rows = (await scopedIds(db, dialect, scope, chunk).select(TASK_COLUMNS).execute()) as TaskRow[];
+      for (const r of rows) full.set(r.id, r);
     }
-    return buildReadyContext(mode, input);
+    for (const r of shown) {
+      const { description: _d, notes: _n, ...row } = full.get(r.row.id) ?? { ...r.row, description: null, notes: null };
+      r.row = row;
+    }
+    input.full = full;
+    return buildReadyContext(mode, input, ranked);
   });
 }

@@ -92,7 +92,10 @@ export interface ReadyInput {
   parentStatus: Map<string, string>;
   /** Recently finished tasks (prime only). */
   finished: ReadyRow[];
-  /** Full rows of the suggested candidates (suggested only; see suggestedIds). */
+  /**
+   * Full rows of the records shown (read.ts reads the live rows from an index without their
+   * text; the shown ones are then read whole): suggested items are these rows.
+   */
   full?: Map<string, TaskRow>;
 }
 
@@ -176,31 +179,31 @@ function nextAction(state: ReadyState, inProgress: boolean, followupDue: boolean
   }
 }
 
-function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<ReadyRecord, "sort_position"> {
+/** A row's state, score and urgency with the facts behind them: what ordering needs. */
+interface Judgement {
+  state: ReadyState;
+  score: number;
+  urgency: ReadyRecord["urgency"];
+  urgencyReason: string;
+  /** null for a note (reading). */
+  flags: Record<Reason, boolean> | null;
+  inProgress: boolean;
+  followupDue: boolean;
+  parentFinished: boolean;
+}
+
+function judge(t: ReadyRow, input: ReadyInput, clk: Clockwork): Judgement {
   const { day } = clk;
-  const base = {
-    id: t.id,
-    type: t.type,
-    title: t.title,
-    status: t.status,
-    section: t.section,
-    priority: t.priority,
-    due_date: t.due_date,
-    project: t.project,
-    parent_id: t.parent_id,
-    provenance: provenance(t),
-  };
   if (t.type === "note") {
     return {
-      ...base,
-      ready_state: "reading",
+      state: "reading",
       score: PRIORITY_POINTS[t.priority] ?? 0,
       urgency: "low",
-      urgency_reason: "reading material, not work",
-      reasons: ["reading"],
-      reason_primary: "reading",
-      blockers: [],
-      next_action: nextAction("reading", false, false, false),
+      urgencyReason: "reading material, not work",
+      flags: null,
+      inProgress: false,
+      followupDue: false,
+      parentFinished: false,
     };
   }
   const due = t.due_date;
@@ -212,21 +215,11 @@ function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<Ready
   const high = t.priority === "high";
   const waiting = t.section === "waiting";
   const followupDue = waiting && t.reminder_at !== null && instant(t.reminder_at) <= input.now;
-  const kids = [...(input.openSubtasks.get(t.id) ?? [])].sort();
+  const kidCount = input.openSubtasks.get(t.id)?.length ?? 0;
   const parentState = t.parent_id === null ? undefined : input.parentStatus.get(t.parent_id);
   const parentFinished = parentState !== undefined && FINISHED.has(parentState);
   const staleInbox =
     t.section === "inbox" && t.status === "not_started" && due === null && Date.parse(t.updated_at) < clk.staleBefore;
-
-  const blockers: Blocker[] = [];
-  if (waiting) blockers.push({ kind: "waiting", detail: "parked in the waiting section", refs: [] });
-  if (kids.length > 0) {
-    blockers.push({
-      kind: "open_subtasks",
-      detail: `${kids.length} open subtask${kids.length === 1 ? "" : "s"}`,
-      refs: kids,
-    });
-  }
 
   const flags: Record<Reason, boolean> = {
     past_due: pastDue,
@@ -235,7 +228,7 @@ function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<Ready
     section_today: t.section === "today",
     critical_priority: critical,
     followup_due: followupDue,
-    open_subtasks: kids.length > 0,
+    open_subtasks: kidCount > 0,
     waiting,
     parent_finished: parentFinished,
     stale_inbox: staleInbox,
@@ -245,12 +238,10 @@ function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<Ready
     reading: false,
     backlog: false,
   };
-  const reasons = REASONS.filter((r) => flags[r]);
-  if (reasons.length === 0) reasons.push("backlog");
 
   let state: ReadyState;
   if (waiting) state = "waiting";
-  else if (kids.length > 0) state = "blocked";
+  else if (kidCount > 0) state = "blocked";
   else if (parentFinished) state = "cleanup_candidate";
   else if (inProgress || t.section === "today" || pastDue || dueToday || critical) state = "ready_now";
   else if (staleInbox) state = "cleanup_candidate";
@@ -278,94 +269,171 @@ function buildRecord(t: ReadyRow, input: ReadyInput, clk: Clockwork): Omit<Ready
   else if (t.section === "today") [urgency, urgencyReason] = ["medium", "planned for today"];
   else [urgency, urgencyReason] = ["low", "no time pressure"];
 
+  return { state, score, urgency, urgencyReason, flags, inProgress, followupDue, parentFinished };
+}
+
+function buildRecord(t: ReadyRow, input: ReadyInput, j: Judgement, sortPosition: number): ReadyRecord {
+  const base = {
+    id: t.id,
+    type: t.type,
+    title: t.title,
+    status: t.status,
+    section: t.section,
+    priority: t.priority,
+    due_date: t.due_date,
+    project: t.project,
+    parent_id: t.parent_id,
+    provenance: provenance(t),
+  };
+  const { flags } = j;
+  const reasons: Reason[] = flags === null ? ["reading"] : REASONS.filter((r) => flags[r]);
+  if (reasons.length === 0) reasons.push("backlog");
+  const blockers: Blocker[] = [];
+  if (flags !== null) {
+    const kids = [...(input.openSubtasks.get(t.id) ?? [])].sort();
+    if (flags.waiting) blockers.push({ kind: "waiting", detail: "parked in the waiting section", refs: [] });
+    if (kids.length > 0) {
+      blockers.push({
+        kind: "open_subtasks",
+        detail: `${kids.length} open subtask${kids.length === 1 ? "" : "s"}`,
+        refs: kids,
+      });
+    }
+  }
   return {
     ...base,
-    ready_state: state,
-    score,
-    urgency,
-    urgency_reason: urgencyReason,
+    ready_state: j.state,
+    score: j.score,
+    urgency: j.urgency,
+    urgency_reason: j.urgencyReason,
     reasons,
     reason_primary: reasons[0] as Reason,
     blockers,
-    next_action: nextAction(state, inProgress, followupDue, parentFinished),
+    next_action: nextAction(j.state, j.inProgress, j.followupDue, j.parentFinished),
+    sort_position: sortPosition,
   };
 }
 
-function compare(
-  a: Omit<ReadyRecord, "sort_position">,
-  b: Omit<ReadyRecord, "sort_position">,
-  rows: Map<string, ReadyRow>,
-) {
-  const ca = rows.get(a.id)?.created_at ?? "";
-  const cb = rows.get(b.id)?.created_at ?? "";
-  const da = a.due_date ?? "9999-99-99";
-  const db = b.due_date ?? "9999-99-99";
+/**
+ * One live row in the ready order: judged for every row, its record (reasons, blockers,
+ * provenance) built only when a result shows it.
+ */
+export interface Ranked {
+  /** The scored row; read.ts swaps in the whole row for the records it shows. */
+  row: ReadyRow;
+  ready_state: ReadyState;
+  score: number;
+  urgency: ReadyRecord["urgency"];
+  judgement: Judgement;
+  sort_position: number;
+}
+
+function compare(a: Ranked, b: Ranked) {
+  const ca = a.row.created_at;
+  const cb = b.row.created_at;
+  const da = a.row.due_date ?? "9999-99-99";
+  const db = b.row.due_date ?? "9999-99-99";
+  const ia = a.row.id;
+  const ib = b.row.id;
   return (
     STATE_RANK[a.ready_state] - STATE_RANK[b.ready_state] ||
     b.score - a.score ||
     (da < db ? -1 : da > db ? 1 : 0) ||
     (ca < cb ? -1 : ca > cb ? 1 : 0) ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    (ia < ib ? -1 : ia > ib ? 1 : 0)
   );
 }
 
-/** Every live record, ordered, with sort_position stamped (0-based). */
-export function readyRecords(input: ReadyInput): ReadyRecord[] {
+/** Every live row judged and ordered, sort_position stamped (0-based). */
+export function rankLive(input: ReadyInput): Ranked[] {
   const day = today(input.now);
   const clk: Clockwork = { day, soon: addDays(day, DUE_SOON_DAYS), staleBefore: input.now - STALE_DAYS * DAY_MS };
-  const rows = new Map(input.live.map((t) => [t.id, t]));
-  const records = input.live
+  const ranked = input.live
     .filter((t) => !FINISHED.has(t.status) && (t.type === "task" || input.includeReadings))
-    .map((t) => buildRecord(t, input, clk) as ReadyRecord)
-    .sort((a, b) => compare(a, b, rows));
-  records.forEach((r, i) => {
+    .map((row): Ranked => {
+      const judgement = judge(row, input, clk);
+      return {
+        row,
+        ready_state: judgement.state,
+        score: judgement.score,
+        urgency: judgement.urgency,
+        judgement,
+        sort_position: 0,
+      };
+    })
+    .sort(compare);
+  ranked.forEach((r, i) => {
     r.sort_position = i;
   });
-  return records;
+  return ranked;
 }
 
 const ACTIONABLE = new Set<ReadyState>(["ready_now", "suggested_ready"]);
 
-/** The ids suggested mode shows: their full rows are loaded separately (input.full). */
-export function suggestedIds(input: ReadyInput): string[] {
-  return readyRecords(input)
-    .filter((r) => ACTIONABLE.has(r.ready_state))
-    .slice(0, input.limit)
-    .map((r) => r.id);
-}
-
 /**
- * The scored row with its bodies added. Scoring and display both use the scored row, so a
- * concurrent edit between the two reads can only leave a body one edit old, never mix rows.
+ * A shown record's row, whole (read.ts reads it in the same snapshot as the scored row, so the
+ * two agree); the scored row with empty bodies if it was not read.
  */
 function fullRow(row: ReadyRow, input: ReadyInput): TaskRow {
   const full = input.full?.get(row.id);
-  return { ...row, description: full?.description ?? null, notes: full?.notes ?? null };
+  return full ?? { ...row, description: null, notes: null };
 }
 
-export function buildReadyContext(mode: ReadyMode, input: ReadyInput): Record<string, unknown> {
+/** The rows a mode's result shows (the rest only count): read.ts reads them whole. */
+export function shownRanked(mode: ReadyMode, input: ReadyInput, ranked: Ranked[]): Ranked[] {
+  const limit = input.limit;
+  if (mode === "ready") return ranked.slice(0, limit);
+  const lists = [ranked.filter((r) => ACTIONABLE.has(r.ready_state)).slice(0, limit)];
+  if (mode === "prime") {
+    lists.push(
+      ranked.filter((r) => r.ready_state === "blocked" || r.ready_state === "waiting").slice(0, limit),
+      ranked.filter((r) => r.ready_state === "cleanup_candidate").slice(0, limit),
+      ranked.filter((r) => r.urgency === "critical" || r.urgency === "high").slice(0, limit),
+    );
+    if (input.includeReadings) lists.push(ranked.filter((r) => r.ready_state === "reading").slice(0, limit));
+  }
+  return [...new Set(lists.flat())];
+}
+
+export function buildReadyContext(
+  mode: ReadyMode,
+  input: ReadyInput,
+  ranked: Ranked[] = rankLive(input),
+): Record<string, unknown> {
   const day = today(input.now);
-  const records = readyRecords(input);
   const head = { contract_version: READY_CONTRACT_VERSION, mode, today_used: day };
   const limit = input.limit;
+  // Records are built for the rows shown only, once each (a row in two lists is one object).
+  const built = new Map<Ranked, ReadyRecord>();
+  const record = (r: Ranked): ReadyRecord => {
+    let rec = built.get(r);
+    if (!rec) {
+      rec = buildRecord(r.row, input, r.judgement, r.sort_position);
+      built.set(r, rec);
+    }
+    return rec;
+  };
+  const first = (f: (r: Ranked) => boolean) => ranked.filter(f).slice(0, limit);
 
   if (mode === "ready") {
-    const items = records.slice(0, limit);
-    return { ...head, count: items.length, total: records.length, truncated: records.length > limit, items };
+    const items = ranked.slice(0, limit).map(record);
+    return { ...head, count: items.length, total: ranked.length, truncated: ranked.length > limit, items };
   }
 
   if (mode === "suggested") {
-    const rows = new Map(input.live.map((t) => [t.id, t]));
-    const candidates = records.filter((r) => ACTIONABLE.has(r.ready_state));
-    const items = candidates.slice(0, limit).map((r) => ({
-      ...taskView(fullRow(rows.get(r.id) as ReadyRow, input)),
-      ready_state: r.ready_state,
-      ready_score: r.score,
-      urgency: r.urgency,
-      reason_primary: r.reason_primary,
-      next_action: r.next_action,
-      sort_position: r.sort_position,
-    }));
+    const candidates = ranked.filter((r) => ACTIONABLE.has(r.ready_state));
+    const items = candidates.slice(0, limit).map((r) => {
+      const rec = record(r);
+      return {
+        ...taskView(fullRow(r.row, input)),
+        ready_state: rec.ready_state,
+        ready_score: rec.score,
+        urgency: rec.urgency,
+        reason_primary: rec.reason_primary,
+        next_action: rec.next_action,
+        sort_position: rec.sort_position,
+      };
+    });
     return {
       ...head,
       count: items.length,
@@ -375,17 +443,15 @@ export function buildReadyContext(mode: ReadyMode, input: ReadyInput): Record<st
     };
   }
 
-  const top = records.filter((r) => ACTIONABLE.has(r.ready_state)).slice(0, limit);
+  const top = first((r) => ACTIONABLE.has(r.ready_state)).map(record);
   const pack: Record<string, unknown> = {
     ...head,
     mandate: MANDATE,
     guidance: GUIDANCE,
-    items_empty: records.length === 0,
+    items_empty: ranked.length === 0,
     top_ready_items: top,
-    blocked_or_waiting: records
-      .filter((r) => r.ready_state === "blocked" || r.ready_state === "waiting")
-      .slice(0, limit),
-    cleanup_candidates: records.filter((r) => r.ready_state === "cleanup_candidate").slice(0, limit),
+    blocked_or_waiting: first((r) => r.ready_state === "blocked" || r.ready_state === "waiting").map(record),
+    cleanup_candidates: first((r) => r.ready_state === "cleanup_candidate").map(record),
     explicit_exclusions: input.finished.slice(0, limit).map((t) => ({
       id: t.id,
       title: t.title,
@@ -395,9 +461,9 @@ export function buildReadyContext(mode: ReadyMode, input: ReadyInput): Record<st
       reason: `finished (${t.status}): review-only, do not redo`,
       provenance: provenance(t),
     })),
-    risk_or_escalation_items: records.filter((r) => r.urgency === "critical" || r.urgency === "high").slice(0, limit),
+    risk_or_escalation_items: first((r) => r.urgency === "critical" || r.urgency === "high").map(record),
     evidence_refs: top.map((r) => r.provenance),
   };
-  if (input.includeReadings) pack.readings = records.filter((r) => r.ready_state === "reading").slice(0, limit);
+  if (input.includeReadings) pack.readings = first((r) => r.ready_state === "reading").map(record);
   return pack;
 }

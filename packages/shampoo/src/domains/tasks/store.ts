@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kernel";
+import { type DialectName, type Kysely, sql, type Transaction } from "kernel";
 import { projectCondition, type Scope } from "../../access/caller.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 
@@ -11,7 +11,29 @@ type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
 
 /** WHERE profile = … AND (project IN grants OR (star AND project IS NOT NULL) OR (untagged AND project IS NULL)). */
 export function scoped(db: Db, scope: Scope) {
-  return db.selectFrom("shampoo_tasks").where("profile", "=", scope.profile).where(projectCondition(scope));
+  const q = db.selectFrom("shampoo_tasks").where("profile", "=", scope.profile);
+  // Star plus the untagged grant sees every row of the profile: the project condition would be
+  // `project IS NOT NULL OR project IS NULL`, always true, yet it makes SQLite read `project` for
+  // every row it counts (a table lookup unless the index holds the column). Left out, same rows.
+  if (scope.projects === null && scope.untagged) return q;
+  return q.where(projectCondition(scope));
+}
+
+/**
+ * Visible tasks by id, read through the primary key. Without planner statistics SQLite takes
+ * `profile = ?` for a very selective condition and would walk a whole profile's index range
+ * instead of looking the ids up (200 ms instead of 2 ms for 500 ids at 100,000 tasks); the unary
+ * `+` keeps the profile test out of index selection, on SQLite only (PostgreSQL plans by its
+ * statistics and has no unary + on text).
+ */
+export function scopedIds(db: Db, dialect: DialectName, scope: Scope, ids: string[]) {
+  const profile = dialect === "sqlite" ? sql`+shampoo_tasks.profile` : sql`shampoo_tasks.profile`;
+  const q = db
+    .selectFrom("shampoo_tasks")
+    .where("shampoo_tasks.id", "in", ids)
+    .where(sql<boolean>`${profile} = ${scope.profile}`);
+  if (scope.projects === null && scope.untagged) return q;
+  return q.where(projectCondition(scope));
 }
 
 /** One visible task. `lockForUpdate` takes a row lock on PostgreSQL (SQLite serialises writers). */
