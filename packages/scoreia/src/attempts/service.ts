@@ -311,8 +311,8 @@ export class ChamberService {
       const row = await this.load(trx, args.challenge_handle as string, true);
       this.checkPin(ctx, row.toolset_id);
       const state = this.effectiveState(row, now);
-      if (state === "sealed") return { row, firstSeal: false, done: true };
-      if (state === "pending_signature") return { row, firstSeal: false, done: false };
+      if (state === "sealed") return { row, firstSeal: false, done: true, card: null };
+      if (state === "pending_signature") return { row, firstSeal: false, done: false, card: null };
       this.checkIndex(row, args.expected_action_index, {});
       if (state === "expired" && now >= Date.parse(row.expires_at) + this.config.retentionSeconds * 1000) {
         throw this.expiredError(row, now);
@@ -334,7 +334,7 @@ export class ChamberService {
         updated_at: iso(now),
         event_count: row.event_count + 1,
       };
-      await store.insertCard.run(trx, {
+      const cardRow: CardRow = {
         card_id: cardId,
         handle: row.handle,
         card_version: "0.2",
@@ -343,13 +343,15 @@ export class ChamberService {
         evidence_status: "pending_signature",
         created_at: iso(now),
         signed_at: null,
-      });
+      };
+      await store.insertCard.run(trx, cardRow);
       await store.updateAfterSeal.run(trx, sealed);
-      return { row: sealed, firstSeal: true, done: false };
+      return { row: sealed, firstSeal: true, done: false, card: cardRow as CardRow | null };
     });
 
     let { row } = phase1;
-    let card = await store.selectCard.first(this.database.db, { card_id: row.card_id as string });
+    // A first seal has the card it just wrote; a repeated one reads it.
+    let card = phase1.card ?? (await store.selectCard.first(this.database.db, { card_id: row.card_id as string }));
     if (!card) throw new Error(`card ${row.card_id} of ${row.handle} is missing`);
     if (!phase1.done) {
       const signed = await this.signPending(card, now);
