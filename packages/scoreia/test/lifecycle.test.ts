@@ -259,6 +259,16 @@ describe.each(DIALECTS)("Chamber lifecycle on %s", (dialect) => {
       expectError(r, "stale_action_index");
       expect(r.retryable).toBe(true);
       expect(r.current_action_index).toBe(0);
+      // The refusal carries the attempt's truthful status, as every envelope does.
+      expect(r).toMatchObject({
+        attempt_state: "created",
+        action_index: 0,
+        remaining_actions: 64,
+        terminal: false,
+        must_seal: false,
+        allowed_next_tools: ["chamber_action", "observe_chamber", "call_for_help", "seal_attempt"],
+      });
+      expect(r.allowed_ops).toEqual(e.allowed_ops);
       expect(await counts()).toEqual(before);
     });
 

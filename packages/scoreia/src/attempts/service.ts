@@ -191,27 +191,28 @@ export class ChamberService {
       this.checkPin(ctx, row.toolset_id);
       const suite = this.suite(row);
       const state = this.effectiveState(row, now);
-      const base = this.status(row, suite, now);
+      // The status fields every refusal carries; built only when refusing.
+      const base = () => this.status(row, suite, now);
       if (state === "sealed" || state === "pending_signature") {
         throw new DomainError(
           "attempt_already_sealed",
           "this attempt is sealed; enter_open_challenge starts a new one",
-          base,
+          base(),
         );
       }
       if (state === "expired") throw this.expiredError(row, now);
       if (state === "quarantined") {
-        throw new DomainError("op_not_allowed", "this attempt is quarantined for review; no op is allowed", base);
+        throw new DomainError("op_not_allowed", "this attempt is quarantined for review; no op is allowed", base());
       }
       if (state === "terminal_unsealed") {
         if (row.action_index >= this.config.maxActions) {
           throw new DomainError(
             "action_limit_reached",
             `all ${this.config.maxActions} actions are used; call seal_attempt`,
-            base,
+            base(),
           );
         }
-        throw new DomainError("op_not_allowed", "the room is finished; call seal_attempt", base);
+        throw new DomainError("op_not_allowed", "the room is finished; call seal_attempt", base());
       }
       this.checkIndex(row, args.expected_action_index, base);
       const room = JSON.parse(row.room_json);
@@ -223,7 +224,7 @@ export class ChamberService {
       const outcome = suite.act(row.seed, room, action);
       if (outcome.kind === "refused") {
         throw new DomainError(outcome.code, outcome.message.slice(0, 240), {
-          ...base,
+          ...base(),
           objects: suite.objects(row.seed, room),
         });
       }
@@ -313,7 +314,7 @@ export class ChamberService {
       const state = this.effectiveState(row, now);
       if (state === "sealed") return { row, firstSeal: false, done: true, card: null };
       if (state === "pending_signature") return { row, firstSeal: false, done: false, card: null };
-      this.checkIndex(row, args.expected_action_index, {});
+      this.checkIndex(row, args.expected_action_index, () => ({}));
       if (state === "expired" && now >= Date.parse(row.expires_at) + this.config.retentionSeconds * 1000) {
         throw this.expiredError(row, now);
       }
@@ -540,13 +541,13 @@ export class ChamberService {
     }
   }
 
-  private checkIndex(row: AttemptRow, expected: unknown, status: Record<string, unknown>): void {
+  private checkIndex(row: AttemptRow, expected: unknown, status: () => Record<string, unknown>): void {
     if (typeof expected === "number" && expected !== row.action_index) {
       throw new DomainError(
         "stale_action_index",
         `expected_action_index ${expected} does not match the transcript length ${row.action_index}; retry with ${row.action_index}`,
         {
-          ...status,
+          ...status(),
           retryable: true,
           attempt_handle: row.handle,
           current_action_index: row.action_index,
