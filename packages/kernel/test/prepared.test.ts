@@ -26,17 +26,21 @@ const page = prepared<ItemsDB, { min: number; limit: number }, ItemsDB["items"]>
   db.selectFrom("items").selectAll().where("n", ">=", p.min).orderBy("id").limit(p.limit),
 );
 
+async function createItems(t: TestDb<ItemsDB>): Promise<void> {
+  await t.db.schema
+    .createTable("items")
+    .addColumn("id", "text", (c) => c.primaryKey())
+    .addColumn("n", "integer", (c) => c.notNull())
+    .addColumn("label", "text")
+    .addColumn("kind", "text", (c) => c.notNull())
+    .execute();
+}
+
 describe.each(DIALECTS)("prepared queries on %s", (dialect) => {
   let t: TestDb<ItemsDB>;
   beforeEach(async () => {
     t = await openTestDatabase<ItemsDB>(dialect);
-    await t.db.schema
-      .createTable("items")
-      .addColumn("id", "text", (c) => c.primaryKey())
-      .addColumn("n", "integer", (c) => c.notNull())
-      .addColumn("label", "text")
-      .addColumn("kind", "text", (c) => c.notNull())
-      .execute();
+    await createItems(t);
   });
   afterEach(async () => {
     await t.drop();
@@ -80,13 +84,7 @@ describe("WAL checkpoints on a worker thread (SQLite)", () => {
   let t: TestDb<ItemsDB>;
   beforeEach(async () => {
     t = await openTestDatabase<ItemsDB>("sqlite");
-    await t.db.schema
-      .createTable("items")
-      .addColumn("id", "text", (c) => c.primaryKey())
-      .addColumn("n", "integer", (c) => c.notNull())
-      .addColumn("label", "text")
-      .addColumn("kind", "text", (c) => c.notNull())
-      .execute();
+    await createItems(t);
   });
   afterEach(async () => {
     await t.drop();
