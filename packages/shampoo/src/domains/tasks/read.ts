@@ -250,38 +250,40 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   const project = a.project === undefined ? undefined : projectValue(a.project);
   const day = today(ctx.clock.now());
 
-  const where: Raw<boolean>[] = [];
-  /** Replacements of `where` terms in the walk of shampoo_tasks_order (same rows). */
-  const walkOnly = new Map<number, Raw<boolean>>();
-  // "Not finished" is written as the two live statuses (every write validates status against
-  // the five of model.ts): the same rows, but an index range instead of a test on every entry.
-  if (typeof a.status === "string") where.push(sql<boolean>`shampoo_tasks.status = ${a.status}`);
-  else if (a.include_completed !== true) where.push(sql<boolean>`shampoo_tasks.status IN (${inList(LIVE_STATUSES)})`);
-  if (a.overdue_only === true) {
-    // Past-due content only, and never finished content (even with include_completed).
-    where.push(sql<boolean>`shampoo_tasks.due_date IS NOT NULL AND shampoo_tasks.due_date < ${day}`);
-    where.push(sql<boolean>`shampoo_tasks.status IN (${inList(LIVE_STATUSES)})`);
-    // The same test, written so no index on due_date can serve it: when the page walks
-    // shampoo_tasks_order, past-due rows open every priority band, so the walk finds them at
-    // once, while a due_date range would sort every past-due row.
-    walkOnly.set(
-      where.length - 2,
-      sql<boolean>`shampoo_tasks.due_date IS NOT NULL AND shampoo_tasks.due_date || '' < ${day}`,
-    );
-  }
-  for (const f of ["priority", "section", "type", "parent_id"] as const) {
-    if (typeof a[f] === "string") where.push(sql<boolean>`${sql.ref(`shampoo_tasks.${f}`)} = ${a[f]}`);
-  }
-  // Implied by the priority filter (same rows); lets a walk of shampoo_tasks_order start at
-  // that rank instead of passing every higher one first.
-  const rank =
-    typeof a.priority === "string" && Object.hasOwn(PRIORITY_RANK, a.priority) ? PRIORITY_RANK[a.priority] : undefined;
-  if (rank !== undefined) where.push(sql<boolean>`${PRIORITY_VALUE} = ${sql.lit(rank)}`);
-  if (project !== undefined) {
-    where.push(
-      project === null ? sql<boolean>`shampoo_tasks.project IS NULL` : sql<boolean>`shampoo_tasks.project = ${project}`,
-    );
-  }
+  // The filters, written twice over the same rows. `walking`: for the walk of
+  // shampoo_tasks_order, each filtered column is read as `(column || '')` (the same text, NULL
+  // stays NULL) so no other index can serve the term: the planner (SQLite with statistics, too)
+  // then walks the order index instead of sorting every match found through a filter's index.
+  const filters = (walking: boolean): Raw<boolean>[] => {
+    const col = (name: string) =>
+      walking ? sql`(${sql.ref(`shampoo_tasks.${name}`)} || '')` : sql.ref(`shampoo_tasks.${name}`);
+    const where: Raw<boolean>[] = [];
+    // "Not finished" is written as the two live statuses (every write validates status against
+    // the five of model.ts): the same rows, but an index range instead of a test on every entry.
+    if (typeof a.status === "string") where.push(sql<boolean>`${col("status")} = ${a.status}`);
+    else if (a.include_completed !== true) where.push(sql<boolean>`${col("status")} IN (${inList(LIVE_STATUSES)})`);
+    if (a.overdue_only === true) {
+      // Past-due content only, and never finished content (even with include_completed).
+      where.push(sql<boolean>`${col("due_date")} IS NOT NULL AND ${col("due_date")} < ${day}`);
+      where.push(sql<boolean>`${col("status")} IN (${inList(LIVE_STATUSES)})`);
+    }
+    for (const f of ["priority", "section", "type", "parent_id"] as const) {
+      if (typeof a[f] === "string") where.push(sql<boolean>`${col(f)} = ${a[f]}`);
+    }
+    // Implied by the priority filter (same rows); lets a walk of shampoo_tasks_order start at
+    // that rank instead of passing every higher one first.
+    const rank =
+      typeof a.priority === "string" && Object.hasOwn(PRIORITY_RANK, a.priority)
+        ? PRIORITY_RANK[a.priority]
+        : undefined;
+    if (rank !== undefined) where.push(sql<boolean>`${PRIORITY_VALUE} = ${sql.lit(rank)}`);
+    if (project !== undefined) {
+      where.push(
+        project === null ? sql<boolean>`${col("project")} IS NULL` : sql<boolean>`${col("project")} = ${project}`,
+      );
+    }
+    return where;
+  };
 
   const searchText = typeof a.search === "string" ? a.search.trim() : "";
   let fts: FtsSql | undefined;
@@ -300,7 +302,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
           qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
         )
         .$if(fts?.where !== undefined, (qb) => qb.where(fts?.where as Raw<boolean>))
-        .where(and(walking ? where.map((w, i) => walkOnly.get(i) ?? w) : where));
+        .where(and(filters(walking)));
 
     const terms = [...order, ...DEFAULT_TERMS];
     const count = async () =>
