@@ -250,13 +250,17 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   const project = a.project === undefined ? undefined : projectValue(a.project);
   const day = today(ctx.clock.now());
 
-  // The filters, written twice over the same rows. `walking`: for the walk of
+  // The filters, written twice over the same rows. `walking` on SQLite: for the walk of
   // shampoo_tasks_order, each filtered column is read as `(column || '')` (the same text, NULL
-  // stays NULL) so no other index can serve the term: the planner (SQLite with statistics, too)
-  // then walks the order index instead of sorting every match found through a filter's index.
+  // stays NULL) so no other index can serve the term: the planner (with statistics, too) then
+  // walks the order index instead of sorting every match found through a filter's index.
+  // PostgreSQL keeps the plain terms: it plans from its statistics, tests them inside the order
+  // index already, and would misjudge the selectivity of the expressions (a parallel seq scan).
   const filters = (walking: boolean): Raw<boolean>[] => {
     const col = (name: string) =>
-      walking ? sql`(${sql.ref(`shampoo_tasks.${name}`)} || '')` : sql.ref(`shampoo_tasks.${name}`);
+      walking && dialect === "sqlite"
+        ? sql`(${sql.ref(`shampoo_tasks.${name}`)} || '')`
+        : sql.ref(`shampoo_tasks.${name}`);
     const where: Raw<boolean>[] = [];
     // "Not finished" is written as the two live statuses (every write validates status against
     // the five of model.ts): the same rows, but an index range instead of a test on every entry.
