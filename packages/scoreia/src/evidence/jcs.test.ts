@@ -34,6 +34,13 @@ describe("RFC 8785 canonical JSON", () => {
     expect(() => canonicalJson(value)).toThrow(CanonicalizationError);
   });
 
+  it("names where the refused value is", () => {
+    expect(() => canonicalJson({ a: [1, { b: "x\uD800" }] })).toThrow("$.a[1].b: string has a lone surrogate");
+    expect(() => canonicalJson({ a: { "k\uDC00": 1 } })).toThrow("$.a: key has a lone surrogate");
+    expect(() => canonicalJson({ a: [0, undefined] })).toThrow("$.a[1]: undefined is not a JSON value");
+    expect(() => canonicalJson({ n: [Number.NaN] })).toThrow("$.n[0]: number NaN is not finite");
+  });
+
   it("keeps well-formed surrogate pairs and sorts keys by UTF-16 code units", () => {
     expect(canonicalJson({ "\u{1F600}": 1, "\uFB33": 2, a: 3 })).toBe('{"a":3,"\u{1F600}":1,"\uFB33":2}');
   });

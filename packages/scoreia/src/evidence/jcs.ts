@@ -22,16 +22,25 @@ export class CanonicalizationError extends Error {
  * goes through here.
  */
 export function canonicalJson(value: unknown): string {
-  check(value, "$");
-  const out = canonicalize(value);
+  // canonicalize itself refuses lone surrogates and non-finite numbers, so the first walk leaves
+  // strings to it (they are most of the work) and builds no paths; on any refusal a second,
+  // thorough walk names the path.
+  let out: string | undefined;
+  try {
+    check(value, "$", false);
+    out = canonicalize(value);
+  } catch (e) {
+    check(value, "$", true);
+    throw new CanonicalizationError(e instanceof Error ? e.message : String(e), "$");
+  }
   if (out === undefined) throw new CanonicalizationError("no canonical form", "$");
   return out;
 }
 
-function check(v: unknown, path: string): void {
+function check(v: unknown, path: string, strings: boolean): void {
   switch (typeof v) {
     case "string":
-      if (!v.isWellFormed()) throw new CanonicalizationError("string has a lone surrogate", path);
+      if (strings && !v.isWellFormed()) throw new CanonicalizationError("string has a lone surrogate", path);
       return;
     case "number":
       if (!Number.isFinite(v)) throw new CanonicalizationError(`number ${v} is not finite`, path);
@@ -41,18 +50,16 @@ function check(v: unknown, path: string): void {
     case "object": {
       if (v === null) return;
       if (Array.isArray(v)) {
-        v.forEach((x, i) => {
-          check(x, `${path}[${i}]`);
-        });
+        for (let i = 0; i < v.length; i++) check(v[i], strings ? `${path}[${i}]` : path, strings);
         return;
       }
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) {
         throw new CanonicalizationError(`${proto?.constructor?.name ?? "object"} is not a JSON value`, path);
       }
-      for (const [k, x] of Object.entries(v)) {
-        if (!k.isWellFormed()) throw new CanonicalizationError("key has a lone surrogate", path);
-        check(x, `${path}.${k}`);
+      for (const k in v) {
+        if (strings && !k.isWellFormed()) throw new CanonicalizationError("key has a lone surrogate", path);
+        check((v as Record<string, unknown>)[k], strings ? `${path}.${k}` : path, strings);
       }
       return;
     }
