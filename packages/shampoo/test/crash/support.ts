@@ -76,6 +76,16 @@ export interface CrashSummary {
  * (migrations checked, registry built) after the previous writer died, as a restart would.
  * A writer that exits by itself (a refused call, a crash on start) fails the loop.
  */
+/** Writers alive now, so a timed-out test can still kill them (vitest does not cancel the loop). */
+const LIVE = new Set<Writer>();
+let aborted = false;
+
+/** Kills every live writer and stops any loop still running (afterAll; never leaves orphans). */
+export function stopAllWriters(): void {
+  aborted = true;
+  for (const w of LIVE) w.abandon();
+}
+
 export async function crashLoop(opts: {
   bundle: string;
   target: string;
@@ -91,9 +101,11 @@ export async function crashLoop(opts: {
   const acked: CrashSummary["acked"] = [];
   const t0 = performance.now();
   const spawnWriter = (i: number) => new Writer(opts.bundle, opts.target, opts.seed * 1000 + i, i);
+  aborted = false;
   let next: Writer | null = spawnWriter(0);
   try {
     for (let i = 0; i < opts.runs; i++) {
+      if (aborted) throw new Error(`crash loop stopped after ${i} runs`);
       const w = next as Writer;
       const delayMs = Math.round(min + random() * (max - min));
       await w.until("loaded");
@@ -143,7 +155,13 @@ class Writer {
     this.child.stderr?.on("data", (c: Buffer) => {
       this.err += c.toString("utf8");
     });
-    this.closed = new Promise((resolve) => this.child.once("close", (code, signal) => resolve({ code, signal })));
+    LIVE.add(this);
+    this.closed = new Promise((resolve) =>
+      this.child.once("close", (code, signal) => {
+        LIVE.delete(this);
+        resolve({ code, signal });
+      }),
+    );
     void this.closed.then(() => {
       for (const w of this.waiters.splice(0)) w();
     });
