@@ -518,7 +518,7 @@ function markdown(results: ConfigResult[], machine: MachineInfo, meta: Sc): stri
     `Machine: ${machineLine(machine)}. Load average (1 min): ${meta.load_avg_1m_start} at start, ${meta.load_avg_1m_end} at end (wall figures compare only on an idle machine).`,
     "`CPU ms/attempt` is the process's CPU time (user + system, every thread) in the measured window per attempt; `CPU-bound /s`",
     "= 1000 / that: the rate one core sustains when this process never waits for it. On a shared machine it is the steadier figure;",
-    "on an idle one the two agree within a few per cent (SQLite work is synchronous on the main thread).",
+    "it counts every thread (the WAL checkpoint thread, GC helpers), so on an idle machine it reads 10–15 % below the wall rate.",
     "",
     `SQLite in-process (1 at a time): ${verdict}.`,
     "",
