@@ -22,8 +22,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createMcpServer, type SessionInfo, sql } from "kernel";
-import { PG_URL } from "kernel/store/testing.ts";
-import pg from "pg";
+import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { type Chamber, openChamber } from "scoreia/app.ts";
 import {
   type Benchmark,
@@ -306,13 +305,7 @@ async function openStore(kind: DbKind): Promise<Store> {
   }
   const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
   const dropSchema = onCleanup(async () => {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    try {
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    } finally {
-      await c.end();
-    }
+    await dropPgSchema(schema);
   });
   const chamber = await openChamber({ db: PG_URL, pgSchema: schema });
   const { v } = (await sqlVersion(chamber, "show server_version")) ?? { v: "?" };

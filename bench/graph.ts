@@ -48,8 +48,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { iso, type SessionInfo, sql, systemClock } from "kernel";
-import { PG_URL } from "kernel/store/testing.ts";
-import pg from "pg";
+import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
@@ -333,13 +332,7 @@ async function newStore(kind: DbKind, dir: string, size: number): Promise<Store>
   }
   const schema = `bench_graph_${process.pid}_${Date.now().toString(36)}`;
   const drop = onCleanup(async () => {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    try {
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    } finally {
-      await c.end();
-    }
+    await dropPgSchema(schema);
   });
   const s = await openShampoo({ db: PG_URL, pgSchema: schema });
   const v = await scalar(s, "show server_version");

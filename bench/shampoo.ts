@@ -40,7 +40,7 @@ import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { iso, type Kysely, type SessionInfo, sql } from "kernel";
-import { PG_URL } from "kernel/store/testing.ts";
+import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import {
   CompiledQuery,
   type KyselyPlugin,
@@ -51,7 +51,6 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from "kysely";
-import pg from "pg";
 import { type Caller, localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo, TOOLS } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
@@ -261,13 +260,7 @@ async function openHarness(kind: DbKind, keep: boolean): Promise<Harness> {
     drop = keep
       ? async () => log(`kept schema ${schema} in ${PG_URL}`)
       : onCleanup(async () => {
-          const c = new pg.Client({ connectionString: PG_URL });
-          await c.connect();
-          try {
-            await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          } finally {
-            await c.end();
-          }
+          await dropPgSchema(schema);
         });
     shampoo = await openShampoo({ db: PG_URL, pgSchema: schema, resolveCaller });
     const r = await sql<{ server_version: string }>`show server_version`.execute(shampoo.database.db);

@@ -41,10 +41,26 @@ export async function openTestDatabase<DB>(dialect: DialectName): Promise<TestDb
     pgSchema: schema,
     drop: async () => {
       await d.close().catch(() => {});
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await c.end();
+      await dropPgSchema(schema);
     },
   };
+}
+
+/** `url` (default PG_URL) with `?schema=NAME`, the form `--db` and openDatabase accept. */
+export function pgUrlWithSchema(schema: string, url = PG_URL): string {
+  const u = new URL(url);
+  u.searchParams.set("schema", schema);
+  return u.toString();
+}
+
+/** Drops a schema and everything in it (tests and benchmarks clean up their own). */
+export async function dropPgSchema(schema: string, url = PG_URL): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${JSON.stringify(schema)}`);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await c.end();
+  }
 }

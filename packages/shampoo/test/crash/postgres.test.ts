@@ -1,5 +1,4 @@
-import { PG_URL } from "kernel/store/testing.ts";
-import pg from "pg";
+import { dropPgSchema, pgUrlWithSchema } from "kernel/store/testing.ts";
 import { describe } from "vitest";
 import { crashSuite } from "./crash.ts";
 
@@ -11,18 +10,10 @@ describe("crash test on PostgreSQL (the client dies mid-transaction; the server 
     20261201,
     async () => {
       const schema = `crash_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-      const url = new URL(PG_URL);
-      url.searchParams.set("schema", schema);
       return {
-        target: url.toString(),
+        target: pgUrlWithSchema(schema),
         drop: async () => {
-          const c = new pg.Client({ connectionString: PG_URL });
-          await c.connect();
-          try {
-            await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          } finally {
-            await c.end();
-          }
+          await dropPgSchema(schema);
         },
       };
     },

@@ -20,8 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { DialectName } from "kernel";
-import { PG_URL } from "kernel/store/testing.ts";
-import pg from "pg";
+import { dropPgSchema, pgUrlWithSchema } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, type StdioServer, startStdio, tempDir } from "./support.ts";
 
@@ -100,7 +99,7 @@ const SAME: Difference = { onlyReference: [], onlyShampoo: [] };
 describe.each<DialectName>(["sqlite", "postgres"])("the reference's operations replayed on SHAMPOO (%s)", (dialect) => {
   const tmp = tempDir(`replay-${dialect}`);
   const schema = `e2e_replay_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const target = dialect === "sqlite" ? join(tmp.dir, "shampoo.db") : pgTarget(schema);
+  const target = dialect === "sqlite" ? join(tmp.dir, "shampoo.db") : pgUrlWithSchema(schema);
   let reference: Awaited<ReturnType<typeof startReference>>;
   let shampoo: StdioServer;
 
@@ -114,7 +113,7 @@ describe.each<DialectName>(["sqlite", "postgres"])("the reference's operations r
   afterAll(async () => {
     await reference?.stop();
     await shampoo?.stop();
-    if (dialect === "postgres") await dropSchema(schema);
+    if (dialect === "postgres") await dropPgSchema(schema);
     tmp.remove();
   });
 
@@ -381,19 +380,3 @@ describe.each<DialectName>(["sqlite", "postgres"])("the reference's operations r
     expect(g.sh.entities.filter((e) => e.name === "Acme Corp")).toHaveLength(1);
   });
 });
-
-function pgTarget(schema: string): string {
-  const u = new URL(PG_URL);
-  u.searchParams.set("schema", schema);
-  return u.toString();
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await c.end();
-  }
-}

@@ -6,8 +6,7 @@
 import { join } from "node:path";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type DialectName, openDatabase } from "kernel";
-import { PG_URL } from "kernel/store/testing.ts";
-import pg from "pg";
+import { dropPgSchema, pgUrlWithSchema } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ShampooDB } from "../../src/store/schema.ts";
 import { checkInvariants } from "../crash/invariants.ts";
@@ -18,7 +17,7 @@ const NOT_FOUND = { error: "Task not found", error_type: "not_found" };
 describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s", (dialect) => {
   const tmp = tempDir(`stdio-${dialect}`);
   const schema = `e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const target = dialect === "sqlite" ? join(tmp.dir, "s.db") : pgTarget(schema);
+  const target = dialect === "sqlite" ? join(tmp.dir, "s.db") : pgUrlWithSchema(schema);
   let server: StdioServer;
 
   beforeAll(async () => {
@@ -27,7 +26,7 @@ describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s"
 
   afterAll(async () => {
     const gone = await server?.stop();
-    if (dialect === "postgres") await dropSchema(schema);
+    if (dialect === "postgres") await dropPgSchema(schema);
     tmp.remove();
     expect(gone, "the server process is gone after stdin closes").toBe(true);
   });
@@ -152,19 +151,3 @@ describe("--principal/--role/--grants scope a stdio caller (three processes, one
     }
   });
 });
-
-function pgTarget(schema: string): string {
-  const u = new URL(PG_URL);
-  u.searchParams.set("schema", schema);
-  return u.toString();
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await c.end();
-  }
-}
