@@ -34,28 +34,8 @@ export async function recordEvent(
   now: number,
   m: Mutation,
 ): Promise<string> {
-  const clock = await nextClock(trx, caller.profile);
   const eventId = randomUUID();
-  await trx
-    .insertInto("shampoo_history")
-    .values({
-      event_id: eventId,
-      profile: caller.profile,
-      principal: caller.principal,
-      role: caller.role,
-      session_id: source.session ?? null,
-      clock,
-      at: iso(now),
-      entity_kind: m.entityKind,
-      entity_id: m.entityId,
-      action: m.action,
-      old_json: m.old === undefined || m.old === null ? null : JSON.stringify(m.old),
-      new_json: m.new === undefined || m.new === null ? null : JSON.stringify(m.new),
-      payload_json: m.payload === undefined ? null : JSON.stringify(m.payload),
-      parent_event_id: m.parentEventId ?? null,
-      source_json: JSON.stringify(source),
-    })
-    .execute();
+  await recordEvents(trx, caller, source, now, [{ ...m, eventId }]);
   return eventId;
 }
 
