@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { sha256Tagged } from "../evidence/jcs.ts";
-import { buildReplay, type PublicReplay, type StoredEvent } from "../evidence/replay.ts";
+import { buildReplay, type PublicReplay, type StoredEvent, storedEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
@@ -457,16 +457,7 @@ export class ChamberService {
   }
 
   private async storedEvents(trx: Trx, handle: string): Promise<StoredEvent[]> {
-    const rows = await store.selectEvents.rows(trx, { handle });
-    return rows.map((e) => ({
-      seq: e.seq,
-      kind: e.kind,
-      action_index: e.action_index,
-      at: e.at,
-      request: JSON.parse(e.request_json),
-      response: JSON.parse(e.response_json),
-      private: e.private_json === null ? null : JSON.parse(e.private_json),
-    }));
+    return (await store.selectEvents.rows(trx, { handle })).map(storedEvent);
   }
 
   /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */

@@ -1,9 +1,10 @@
 import { type Database, DomainError } from "kernel";
 import type { CardRow, ChamberDB } from "../attempts/schema.ts";
+import { selectEvents } from "../attempts/store.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
-import { buildReplay, type PublicReplay } from "./replay.ts";
+import { buildReplay, type PublicReplay, storedEvent } from "./replay.ts";
 import type { CardSignature, PublicKeyRecord } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
@@ -145,28 +146,11 @@ export class CardRegistry {
       .where("chamber_cards.card_id", "=", cardId)
       .executeTakeFirst();
     if (card?.card_version !== "0.2") return null;
-    const events = await this.database.db
-      .selectFrom("chamber_events")
-      .selectAll()
-      .where("handle", "=", card.handle)
-      .orderBy("seq")
-      .execute();
+    const events = await selectEvents.rows(this.database.db, { handle: card.handle });
     // Only events up to and including the seal belong to the card's chain.
     const sealAt = events.findIndex((e) => e.kind === "seal");
     const chained = sealAt >= 0 ? events.slice(0, sealAt + 1) : events;
-    return buildReplay(
-      cardId,
-      Buffer.from(card.replay_salt, "hex"),
-      chained.map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        action_index: e.action_index,
-        at: e.at,
-        request: JSON.parse(e.request_json),
-        response: JSON.parse(e.response_json),
-        private: e.private_json === null ? null : JSON.parse(e.private_json),
-      })),
-    );
+    return buildReplay(cardId, Buffer.from(card.replay_salt, "hex"), chained.map(storedEvent));
   }
 
   /** The native proof bundle: card, its signature and key, the suite manifest, the replay. */

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
+import type { EventRow } from "../attempts/schema.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
 
 /**
@@ -20,6 +21,19 @@ export interface StoredEvent {
   request: unknown;
   response: unknown;
   private: unknown;
+}
+
+/** A stored chamber_events row as the replay reads it. */
+export function storedEvent(row: EventRow): StoredEvent {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    action_index: row.action_index,
+    at: row.at,
+    request: JSON.parse(row.request_json),
+    response: JSON.parse(row.response_json),
+    private: row.private_json === null ? null : JSON.parse(row.private_json),
+  };
 }
 
 export interface RedactedMarker {
