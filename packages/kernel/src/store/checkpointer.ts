@@ -41,7 +41,6 @@ parentPort.on("message", (m) => {
     parentPort.close();
   }
 });
-parentPort.postMessage("ready");
 `;
 
 const driverPath = createRequire(import.meta.url).resolve("better-sqlite3");

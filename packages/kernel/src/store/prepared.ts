@@ -37,16 +37,16 @@ interface Compiled {
 export function prepared<DB, P extends object, R = Record<string, unknown>>(
   build: (db: Kysely<DB>, p: P) => Compilable<R>,
 ): Prepared<DB, P, R> {
-  // One compilation per database: SQLite and PostgreSQL write different SQL text. Transactions
-  // compile like their database, so they share its entry through the dialect's query compiler.
-  const byCompiler = new WeakMap<object, Compiled>();
+  // One compilation per database: SQLite and PostgreSQL write different SQL text. Each Kysely
+  // instance has its own dialect adapter and its transactions share it, so the adapter is the key.
+  const byAdapter = new WeakMap<object, Compiled>();
   const markers = new Proxy({} as P, {
     get: (_t, key) => (typeof key === "string" ? `${MARK}${key}` : undefined),
   });
 
   function compiledFor(db: Kysely<DB>): Compiled {
-    const compiler = db.getExecutor().adapter;
-    const hit = byCompiler.get(compiler);
+    const adapter = db.getExecutor().adapter;
+    const hit = byAdapter.get(adapter);
     if (hit) return hit;
     const query = build(db, markers).compile();
     const slots = query.parameters.map((v) =>
@@ -56,7 +56,7 @@ export function prepared<DB, P extends object, R = Record<string, unknown>>(
       throw new Error(`prepared query inlines a marker instead of binding it: ${query.sql}`);
     }
     const c = { sql: query.sql, slots };
-    byCompiler.set(compiler, c);
+    byAdapter.set(adapter, c);
     return c;
   }
 

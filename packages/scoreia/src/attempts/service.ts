@@ -422,12 +422,10 @@ export class ChamberService {
       const res = await store.signCard.run(trx, {
         card_id: card.card_id,
         signature_json: signatureJson,
-        evidence_status: "signed",
         signed_at: signature.signed_at,
-        pending: "pending_signature",
       });
       if (Number(res.numAffectedRows) === 1) {
-        await store.markSealed.run(trx, { handle: card.handle as string, state: "sealed", updated_at: iso(now) });
+        await store.markSealed.run(trx, { handle: card.handle as string, updated_at: iso(now) });
         return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
       // A concurrent seal signed it first: its signature is the one stored.

@@ -132,17 +132,15 @@ export const selectCard = prepared<ChamberDB, { card_id: string }, CardRow>((db,
 );
 
 /** Stores a signature on a card still pending (a concurrent seal may have signed it first). */
-export const signCard = prepared<
-  ChamberDB,
-  { card_id: string; signature_json: string; signed_at: string; evidence_status: string; pending: string }
->((db, p) =>
+export const signCard = prepared<ChamberDB, { card_id: string; signature_json: string; signed_at: string }>((db, p) =>
   db
     .updateTable("chamber_cards")
-    .set({ signature_json: p.signature_json, evidence_status: p.evidence_status, signed_at: p.signed_at })
+    .set({ signature_json: p.signature_json, evidence_status: "signed", signed_at: p.signed_at })
     .where("card_id", "=", p.card_id)
-    .where("evidence_status", "=", p.pending),
+    .where("evidence_status", "=", "pending_signature"),
 );
 
-export const markSealed = prepared<ChamberDB, { handle: string; state: string; updated_at: string }>((db, p) =>
-  db.updateTable("chamber_attempts").set({ state: p.state, updated_at: p.updated_at }).where("handle", "=", p.handle),
+/** The attempt of a card just signed is sealed. */
+export const markSealed = prepared<ChamberDB, { handle: string; updated_at: string }>((db, p) =>
+  db.updateTable("chamber_attempts").set({ state: "sealed", updated_at: p.updated_at }).where("handle", "=", p.handle),
 );
