@@ -205,33 +205,31 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh
       ids.push(found.id);
       continue;
     }
-    const row: Observation = {
-      id: randomUUID(),
-      entity_id: entity.id,
-      profile: entity.profile,
-      content,
-      content_hash: hash,
-      ord: ++ord,
-      status: "active",
-      created_at: w.at,
-      created_by: w.ctx.caller.principal,
-      voided_at: null,
-      voided_by: null,
-      last_event_id: "",
-    };
-    row.last_event_id = await event(
-      w,
-      "observation",
-      row.id,
-      "create",
-      null,
-      observationView(row as Observation),
-      null,
-    );
+    const row = await newObservation(w, entity, content, hash, ++ord);
     await w.trx.insertInto("shampoo_observations").values(row).execute();
     ids.push(row.id);
   }
   return ids;
+}
+
+/** A new active observation row with its create event recorded (the caller inserts the row). */
+async function newObservation(w: W, entity: Entity, content: string, hash: string, ord: number): Promise<Observation> {
+  const row: Observation = {
+    id: randomUUID(),
+    entity_id: entity.id,
+    profile: entity.profile,
+    content,
+    content_hash: hash,
+    ord,
+    status: "active",
+    created_at: w.at,
+    created_by: w.ctx.caller.principal,
+    voided_at: null,
+    voided_by: null,
+    last_event_id: "",
+  };
+  row.last_event_id = await event(w, "observation", row.id, "create", null, observationView(row), null);
+  return row;
 }
 
 /** addObservationsTo for an entity inserted by this call: one multi-row INSERT. */
@@ -242,22 +240,7 @@ async function addToFresh(w: W, entity: Entity, contents: string[]): Promise<str
     const hash = contentHash(content);
     if (seen.has(hash)) continue;
     seen.add(hash);
-    const row: Observation = {
-      id: randomUUID(),
-      entity_id: entity.id,
-      profile: entity.profile,
-      content,
-      content_hash: hash,
-      ord: rows.length + 1,
-      status: "active",
-      created_at: w.at,
-      created_by: w.ctx.caller.principal,
-      voided_at: null,
-      voided_by: null,
-      last_event_id: "",
-    };
-    row.last_event_id = await event(w, "observation", row.id, "create", null, observationView(row), null);
-    rows.push(row);
+    rows.push(await newObservation(w, entity, content, hash, rows.length + 1));
   }
   // 12 columns a row: 500 rows stay below SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += 500)
