@@ -97,6 +97,82 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     expect(verifyReplay(replay, replay?.head as string)).toBeNull();
   });
 
+  /** The hashes stored with an attempt's events, in order, and its chain head. */
+  async function storedChain(handle: string): Promise<{ hashes: Array<string | null>; head: string | null }> {
+    const events = await h.db.db
+      .selectFrom("chamber_events")
+      .select(["hash"])
+      .where("handle", "=", handle)
+      .orderBy("seq")
+      .execute();
+    const row = await h.db.db
+      .selectFrom("chamber_attempts")
+      .select(["chain_head"])
+      .where("handle", "=", handle)
+      .executeTakeFirstOrThrow();
+    return { hashes: events.map((e) => e.hash), head: row.chain_head };
+  }
+
+  it("chains every event as it is written: each stored hash is the public replay's, for every event kind", async () => {
+    const e = await h.sc("enter_open_challenge", { ...IDENTITY, seed: "chain-on-write" });
+    const handle = e.attempt_handle as string;
+    const after0 = await storedChain(handle);
+    expect(after0.hashes).toHaveLength(1);
+    expect(after0.head).toBe(after0.hashes[0]);
+    await h.sc("chamber_action", { challenge_handle: handle, op: "look", expected_action_index: 0 });
+    const objects = e.objects as string[];
+    await h.sc("chamber_action", {
+      challenge_handle: handle,
+      op: "inspect",
+      object: objects[0],
+      expected_action_index: 1,
+    });
+    expect((await h.sc("call_for_help", { challenge_handle: handle, ally: "grok-4.6" })).ok).toBe(true);
+    // An in-process caller may hand over undefined members: stored without them, hashed as stored.
+    const direct = await h.chamber.service.act(
+      { challenge_handle: handle, op: "look", object: undefined, expected_action_index: 2 },
+      { mcpSession: "direct" },
+    );
+    expect(direct.ok).toBe(true);
+    await h.chamber.service.quarantine(handle, "review the chain");
+    const before = await storedChain(handle);
+    expect(before.hashes.every((x) => typeof x === "string")).toBe(true);
+    expect(before.head).toBe(before.hashes.at(-1));
+    const s = await h.sc("seal_attempt", { challenge_handle: handle });
+    expect(s.ok, JSON.stringify(s)).toBe(true);
+    const replay = await reg.replay(s.card_id as string);
+    const sealed = await storedChain(handle);
+    expect(replay?.events.map((x) => x.kind)).toEqual([
+      "enter",
+      "action",
+      "action",
+      "call_for_help",
+      "action",
+      "quarantine",
+      "seal",
+    ]);
+    // Rebuilt from the stored rows, the replay has exactly the hashes written with them.
+    expect(replay?.events.map((x) => x.hash)).toEqual(sealed.hashes);
+    expect(replay?.head).toBe(sealed.head);
+    expect((await reg.verify(s.card_id as string))?.verdict).toBe("valid");
+  });
+
+  it("an attempt entered before its chain was kept on write seals by rebuilding the chain from its events", async () => {
+    const e = await h.sc("enter_open_challenge", { ...IDENTITY, seed: "legacy-chain" });
+    const handle = e.attempt_handle as string;
+    await h.sc("chamber_action", { challenge_handle: handle, op: "look", expected_action_index: 0 });
+    // What migration 002 leaves on an attempt that was open when it ran.
+    await h.db.db.updateTable("chamber_attempts").set({ chain_head: null }).where("handle", "=", handle).execute();
+    await h.db.db.updateTable("chamber_events").set({ hash: null }).where("handle", "=", handle).execute();
+    await h.sc("chamber_action", { challenge_handle: handle, op: "look", expected_action_index: 1 });
+    const s = await h.sc("seal_attempt", { challenge_handle: handle });
+    expect(s.ok, JSON.stringify(s)).toBe(true);
+    expect((await storedChain(handle)).hashes).toEqual([null, null, null, null]);
+    const proof = (await reg.proof(s.card_id as string)) as ProofBundle;
+    expect((proof.card as { replay: unknown }).replay).toEqual({ head: proof.replay.head, events: 4 });
+    expect((await reg.verify(s.card_id as string))?.verdict).toBe("valid");
+  });
+
   it("detects every single flipped byte of the proof, the card and the replay", async () => {
     const id = await sealedCard({}, 1);
     const proof = (await reg.proof(id)) as ProofBundle;

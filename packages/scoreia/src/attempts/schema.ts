@@ -30,6 +30,12 @@ export interface AttemptRow {
   terminal_at: string | null;
   verdict: string | null;
   card_id: string | null;
+  /**
+   * Hash of the attempt's last event in its public replay chain (docs/evidence-0.2.md §Replay),
+   * kept on every event write so the seal binds the chain without re-reading it. Null for
+   * attempts entered before migration 002, whose seal rebuilds the chain from the stored events.
+   */
+  chain_head: string | null;
 }
 
 export interface EventRow {
@@ -41,6 +47,8 @@ export interface EventRow {
   response_json: string;
   private_json: string | null;
   at: string;
+  /** This event's hash in the public replay chain, computed as it is written (null before migration 002). */
+  hash: string | null;
 }
 
 export interface CardRow {
@@ -158,5 +166,10 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .addColumn("suite_id", "text", (c) => c.notNull())
       .addColumn("created_at", "text", (c) => c.notNull())
       .execute();
+  },
+  /** The replay chain is computed as events are written (AttemptRow.chain_head, EventRow.hash). */
+  async "002_chain_head"(db) {
+    await db.schema.alterTable("chamber_attempts").addColumn("chain_head", "text").execute();
+    await db.schema.alterTable("chamber_events").addColumn("hash", "text").execute();
   },
 };

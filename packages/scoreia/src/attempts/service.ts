@@ -1,14 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
-import { sha256Tagged } from "../evidence/jcs.ts";
-import { buildReplay, type PublicReplay, type StoredEvent, storedEvent } from "../evidence/replay.ts";
+import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
+import {
+  buildReplay,
+  chainedHash,
+  GENESIS,
+  type PublicReplay,
+  type StoredEvent,
+  storedEvent,
+} from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
-import type { AttemptRow, CardRow, ChamberDB } from "./schema.ts";
+import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
 import * as store from "./store.ts";
 
 /** Attempt states (seed 000 `attempt_states`). */
@@ -131,6 +138,7 @@ export class ChamberService {
       terminal_at: null,
       verdict: null,
       card_id: null,
+      chain_head: null,
     };
     const out: Envelope = {
       ...this.envelope(row, suite, now),
@@ -144,9 +152,10 @@ export class ChamberService {
       participation_class: participation,
       publication_notice: notice,
     };
+    const event = this.eventRow(row, 0, "enter", null, args, out, null, now);
     await this.database.db.transaction().execute(async (trx) => {
-      await store.insertAttempt.run(trx, row);
-      await this.event(trx, row, 0, "enter", null, args, out, null, now);
+      await store.insertAttempt.run(trx, { ...row, chain_head: event.hash });
+      await store.insertEvent.run(trx, event);
     });
     return out;
   }
@@ -247,8 +256,9 @@ export class ChamberService {
         objects: suite.objects(row.seed, outcome.state),
         progress: suite.tally(outcome.state),
       };
-      await store.updateAfterAction.run(trx, next);
-      await this.event(trx, row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
+      const event = this.eventRow(row, row.event_count, "action", index, args, out, outcome.private ?? null, now);
+      await store.updateAfterAction.run(trx, { ...next, chain_head: event.hash });
+      await store.insertEvent.run(trx, event);
       return out;
     });
   }
@@ -282,11 +292,6 @@ export class ChamberService {
         created_at: iso(now),
       };
       await trx.insertInto("chamber_help").values(help).execute();
-      await trx
-        .updateTable("chamber_attempts")
-        .set({ event_count: row.event_count + 1, updated_at: iso(now) })
-        .where("handle", "=", row.handle)
-        .execute();
       const out: Envelope = {
         ...this.envelope({ ...row, event_count: row.event_count + 1 }, suite, now),
         help_id: help.id,
@@ -295,7 +300,13 @@ export class ChamberService {
         ally_seed: allySeed,
         ally_instructions: `${help.ally} may later enter its own attempt with enter_open_challenge (suite=${suite.id}, seed=${allySeed}). It never joins this room and this attempt continues alone.`,
       };
-      await this.event(trx, row, row.event_count, "call_for_help", null, args, out, null, now);
+      const event = this.eventRow(row, row.event_count, "call_for_help", null, args, out, null, now);
+      await trx
+        .updateTable("chamber_attempts")
+        .set({ event_count: row.event_count + 1, updated_at: iso(now), chain_head: event.hash })
+        .where("handle", "=", row.handle)
+        .execute();
+      await store.insertEvent.run(trx, event);
       return out;
     });
   }
@@ -323,9 +334,14 @@ export class ChamberService {
       const verdict = this.verdict(row, state, suite, room);
       const cardId = `sia-${randomBytes(16).toString("hex")}`;
       // The seal event joins the chain first; the card then binds the chain's head.
-      await this.event(trx, row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
-      const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), await this.storedEvents(trx, row.handle));
-      const card = this.cardBody(row, suite, room, verdict, cardId, now, replay);
+      const event = this.eventRow(row, row.event_count, "seal", null, args, { card_id: cardId, verdict }, null, now);
+      await store.insertEvent.run(trx, event);
+      const chain =
+        event.hash === null
+          ? // An attempt entered before the chain was kept on write: rebuild it from its events.
+            buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), await this.storedEvents(trx, row.handle))
+          : { head: event.hash, events: { length: row.event_count + 1 } };
+      const card = this.cardBody(row, suite, room, verdict, cardId, now, chain);
       const sealed: AttemptRow = {
         ...row,
         state: "pending_signature",
@@ -334,6 +350,7 @@ export class ChamberService {
         terminal_at: row.terminal_at ?? iso(now),
         updated_at: iso(now),
         event_count: row.event_count + 1,
+        chain_head: chain.head,
       };
       const cardRow: CardRow = {
         card_id: cardId,
@@ -466,18 +483,7 @@ export class ChamberService {
       if (row.state === "sealed" || row.state === "pending_signature") {
         throw new DomainError("attempt_already_sealed", "a sealed attempt cannot be quarantined");
       }
-      await trx
-        .updateTable("chamber_attempts")
-        .set({
-          state: "quarantined",
-          quarantine_reason: reason,
-          updated_at: iso(now),
-          event_count: row.event_count + 1,
-        })
-        .where("handle", "=", handle)
-        .execute();
-      await this.event(
-        trx,
+      const event = this.eventRow(
         row,
         row.event_count,
         "quarantine",
@@ -487,6 +493,18 @@ export class ChamberService {
         null,
         now,
       );
+      await trx
+        .updateTable("chamber_attempts")
+        .set({
+          state: "quarantined",
+          quarantine_reason: reason,
+          updated_at: iso(now),
+          event_count: row.event_count + 1,
+          chain_head: event.hash,
+        })
+        .where("handle", "=", handle)
+        .execute();
+      await store.insertEvent.run(trx, event);
     });
   }
 
@@ -588,7 +606,7 @@ export class ChamberService {
     verdict: Verdict,
     cardId: string,
     now: number,
-    replay: PublicReplay,
+    replay: Pick<PublicReplay, "head"> & { events: { length: number } },
   ): Record<string, unknown> {
     const id = JSON.parse(row.identity_json);
     const tally = suite.tally(room);
@@ -666,8 +684,14 @@ export class ChamberService {
     };
   }
 
-  private async event(
-    trx: Trx,
+  /**
+   * Event `seq` of `row` as stored, with its hash in the public
+   * replay chain computed now from the values in hand. The caller writes it and stores the hash as
+   * the attempt's chain_head in the same transaction. The hash is over the values as stored (their
+   * JSON round trip): canonicalJson refuses anything that would not survive it, and then the
+   * round-tripped values are hashed instead.
+   */
+  private eventRow(
     row: AttemptRow,
     seq: number,
     kind: string,
@@ -676,8 +700,8 @@ export class ChamberService {
     response: unknown,
     priv: unknown,
     now: number,
-  ): Promise<void> {
-    await store.insertEvent.run(trx, {
+  ): EventRow {
+    const stored: EventRow = {
       handle: row.handle,
       seq,
       kind,
@@ -686,7 +710,28 @@ export class ChamberService {
       response_json: JSON.stringify(response),
       private_json: priv === null ? null : JSON.stringify(priv),
       at: iso(now),
-    });
+      hash: null,
+    };
+    const prev = seq === 0 ? GENESIS : row.chain_head;
+    // An attempt entered before the chain was kept on write has no head: its seal rebuilds the chain.
+    if (prev === null) return stored;
+    const salt = Buffer.from(row.replay_salt, "hex");
+    const values: StoredEvent = {
+      seq,
+      kind,
+      action_index: actionIndex,
+      at: stored.at,
+      request,
+      response,
+      private: priv,
+    };
+    try {
+      stored.hash = chainedHash(salt, values, prev);
+    } catch (e) {
+      if (!(e instanceof CanonicalizationError)) throw e;
+      stored.hash = chainedHash(salt, storedEvent(stored), prev);
+    }
+    return stored;
   }
 }
 

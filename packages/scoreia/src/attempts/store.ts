@@ -45,6 +45,7 @@ const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
   terminal_at: true,
   verdict: true,
   card_id: true,
+  chain_head: true,
 });
 const EVENT_COLUMNS = columnsOf<EventRow>({
   handle: true,
@@ -55,6 +56,7 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   response_json: true,
   private_json: true,
   at: true,
+  hash: true,
 });
 const CARD_COLUMNS = columnsOf<CardRow>({
   card_id: true,
@@ -83,7 +85,10 @@ export const insertAttempt = prepared<ChamberDB, AttemptRow>((db, p) =>
 /** What one accepted action changes on the attempt row. */
 export const updateAfterAction = prepared<
   ChamberDB,
-  Pick<AttemptRow, "handle" | "state" | "action_index" | "room_json" | "updated_at" | "terminal_at" | "event_count">
+  Pick<
+    AttemptRow,
+    "handle" | "state" | "action_index" | "room_json" | "updated_at" | "terminal_at" | "event_count" | "chain_head"
+  >
 >((db, p) =>
   db
     .updateTable("chamber_attempts")
@@ -94,13 +99,17 @@ export const updateAfterAction = prepared<
       updated_at: p.updated_at,
       terminal_at: p.terminal_at,
       event_count: p.event_count,
+      chain_head: p.chain_head,
     })
     .where("handle", "=", p.handle),
 );
 
 export const updateAfterSeal = prepared<
   ChamberDB,
-  Pick<AttemptRow, "handle" | "state" | "verdict" | "card_id" | "terminal_at" | "updated_at" | "event_count">
+  Pick<
+    AttemptRow,
+    "handle" | "state" | "verdict" | "card_id" | "terminal_at" | "updated_at" | "event_count" | "chain_head"
+  >
 >((db, p) =>
   db
     .updateTable("chamber_attempts")
@@ -111,6 +120,7 @@ export const updateAfterSeal = prepared<
       terminal_at: p.terminal_at,
       updated_at: p.updated_at,
       event_count: p.event_count,
+      chain_head: p.chain_head,
     })
     .where("handle", "=", p.handle),
 );

@@ -20,21 +20,78 @@ export class CanonicalizationError extends Error {
  * surrogates (in strings and keys), non-finite numbers, and every non-JSON value (undefined,
  * functions, symbols, bigints, class instances such as Date or Map). Everything signed or hashed
  * goes through here.
+ *
+ * RFC 8785 is ECMAScript's JSON.stringify with object members sorted by UTF-16 code units (§3.2:
+ * strings and numbers are serialised exactly as JSON.stringify does). So the common case copies
+ * the value with its keys in that order and lets the engine's JSON.stringify write it: 1.7× faster
+ * than canonicalize on a 1.4 KB Chamber event (best of 40 runs: 13.9 vs 23.6 µs), and events are
+ * most of what the Chamber hashes. Two key shapes defeat the copy, and values holding them go to `canonicalize`:
+ * array-index keys ("10", "9"), which JavaScript objects always enumerate first in numeric order,
+ * and "__proto__", which an assignment would not create as an own member. Both paths give the same
+ * bytes: the RFC 8785 vectors and a differential test against `canonicalize` (jcs.test.ts) check it.
  */
 export function canonicalJson(value: unknown): string {
-  // canonicalize itself refuses lone surrogates and non-finite numbers, so the first walk leaves
-  // strings to it (they are most of the work) and builds no paths; on any refusal a second,
-  // thorough walk names the path.
   let out: string | undefined;
   try {
-    check(value, "$", false);
-    out = canonicalize(value);
+    const copy = sortedCopy(value);
+    out = copy === NEEDS_REFERENCE ? canonicalize(value) : JSON.stringify(copy);
   } catch (e) {
+    // Only the walk that names the path looks at why.
     check(value, "$", true);
     throw new CanonicalizationError(e instanceof Error ? e.message : String(e), "$");
   }
   if (out === undefined) throw new CanonicalizationError("no canonical form", "$");
   return out;
+}
+
+/** The value cannot be written by JSON.stringify in canonical order (see canonicalJson). */
+const NEEDS_REFERENCE = Symbol("needs the reference implementation");
+/** A canonical array index: the keys JavaScript objects enumerate before all others. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
+class NotJson extends Error {}
+
+/**
+ * A copy of `v` whose objects have their keys in RFC 8785 order, or NEEDS_REFERENCE; throws
+ * NotJson on anything canonical JSON refuses.
+ */
+function sortedCopy(v: unknown): unknown {
+  switch (typeof v) {
+    case "string":
+      if (!v.isWellFormed()) throw new NotJson("string has a lone surrogate");
+      return v;
+    case "number":
+      if (!Number.isFinite(v)) throw new NotJson(`number ${v} is not finite`);
+      return v;
+    case "boolean":
+      return v;
+    case "object": {
+      if (v === null) return v;
+      if (Array.isArray(v)) {
+        const out = new Array(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const c = sortedCopy(v[i]);
+          if (c === NEEDS_REFERENCE) return c;
+          out[i] = c;
+        }
+        return out;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw new NotJson("not a plain object");
+      const keys = Object.keys(v).sort();
+      const out: Record<string, unknown> = {};
+      for (const k of keys) {
+        if (k === "__proto__" || INDEX_KEY.test(k)) return NEEDS_REFERENCE;
+        if (!k.isWellFormed()) throw new NotJson("key has a lone surrogate");
+        const c = sortedCopy((v as Record<string, unknown>)[k]);
+        if (c === NEEDS_REFERENCE) return c;
+        out[k] = c;
+      }
+      return out;
+    }
+    default:
+      throw new NotJson(`${typeof v} is not a JSON value`);
+  }
 }
 
 function check(v: unknown, path: string, strings: boolean): void {

@@ -110,6 +110,15 @@ export function eventHash(e: PublicEvent): string {
   return sha256Tagged(canonicalJson(e));
 }
 
+/**
+ * The hash of `e` chained after `prev`, as buildReplay computes it: what the Chamber stores with
+ * each event when it writes it, so that sealing needs only the last hash. `e` holds the values
+ * as stored: they must survive a JSON round trip unchanged (canonicalJson refuses anything else).
+ */
+export function chainedHash(salt: Uint8Array, e: StoredEvent, prev: string): string {
+  return eventHash({ ...redact(salt, e), prev });
+}
+
 /** Builds the chained public replay. */
 export function buildReplay(cardId: string, salt: Uint8Array, events: StoredEvent[]): PublicReplay {
   let prev = GENESIS;
