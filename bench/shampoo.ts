@@ -29,10 +29,15 @@
  *
  *   npm run bench -- shampoo [--tasks 100000] [--db sqlite,postgres] [--warmup 1] [--duration 4]
  *     [--only create,query_filtered,query_search,find_by_title,ready_context] [--no-what-if] [--no-write] [--keep]
+ *     [--reuse NAME]
  *
  * --no-what-if skips the second SQLite pass of the reads after ANALYZE (planner statistics, which
  * SHAMPOO does not collect today): a what-if that shows how much of a figure is the planner guessing.
  * --keep keeps the seeded store (SQLite file, PostgreSQL schema) and prints where, for EXPLAIN by hand.
+ * --reuse NAME keeps the store under a fixed name (SQLite <tmpdir>/shampoo-bench-NAME.db, PostgreSQL schema
+ * bench_shampoo_NAME) and, when it already holds --tasks seeded rows, measures it without seeding again
+ * (pending migrations still run on open; find_by_title phrases are then titles read back from the store).
+ * Dates were seeded relative to that earlier run's clock: reuse a store for hours, not days.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -242,26 +247,29 @@ interface Harness {
   drop(): Promise<void>;
 }
 
-async function openHarness(kind: DbKind, keep: boolean): Promise<Harness> {
+async function openHarness(kind: DbKind, keep: boolean, reuse?: string): Promise<Harness> {
   let shampoo: Shampoo;
   let drop: () => Promise<void>;
   let version: string;
   const resolveCaller = (s: SessionInfo) => CALLERS[s.sessionId] as Caller;
   if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "shampoo-bench-"));
-    drop = keep
-      ? async () => log(`kept ${join(dir, "shampoo.db")}`)
-      : onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
-    shampoo = await openShampoo({ db: join(dir, "shampoo.db"), resolveCaller });
+    const file = reuse ? join(tmpdir(), `shampoo-bench-${reuse}.db`) : undefined;
+    const dir = file ? tmpdir() : mkdtempSync(join(tmpdir(), "shampoo-bench-"));
+    drop =
+      keep || file
+        ? async () => log(`kept ${file ?? join(dir, "shampoo.db")}`)
+        : onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
+    shampoo = await openShampoo({ db: file ?? join(dir, "shampoo.db"), resolveCaller });
     const r = await sql<{ v: string }>`select sqlite_version() as v`.execute(shampoo.database.db);
     version = `SQLite ${r.rows[0]?.v} (WAL, synchronous=NORMAL)`;
   } else {
-    const schema = `bench_shampoo_${process.pid}_${Date.now().toString(36)}`;
-    drop = keep
-      ? async () => log(`kept schema ${schema} in ${PG_URL}`)
-      : onCleanup(async () => {
-          await dropPgSchema(schema);
-        });
+    const schema = reuse ? `bench_shampoo_${reuse}` : `bench_shampoo_${process.pid}_${Date.now().toString(36)}`;
+    drop =
+      keep || reuse
+        ? async () => log(`kept schema ${schema} in ${PG_URL}`)
+        : onCleanup(async () => {
+            await dropPgSchema(schema);
+          });
     shampoo = await openShampoo({ db: PG_URL, pgSchema: schema, resolveCaller });
     const r = await sql<{ server_version: string }>`show server_version`.execute(shampoo.database.db);
     version = `PostgreSQL ${String(r.rows[0]?.server_version).split(" ")[0]}`;
@@ -432,6 +440,37 @@ async function seed(h: Harness, total: number, vocab: Vocabulary): Promise<SeedI
   );
   const verified = await verifySeed(h, db);
   return { tasks: total, events, seconds, sampleTitles, verified };
+}
+
+/**
+ * A kept store (--reuse) that already holds `total` seeded tasks: its figures, without seeding.
+ * find_by_title phrases are seeded titles read back (a seeded title is vocabulary words only;
+ * tasks the runs created end with a number).
+ */
+async function reused(h: Harness, total: number): Promise<SeedInfo | undefined> {
+  const db = h.shampoo.database.db as Kysely<ShampooDB>;
+  const n = Number(
+    (await db.selectFrom("shampoo_tasks").select(sql<number>`count(*)`.as("n")).executeTakeFirst())?.n ?? 0,
+  );
+  if (n < total) {
+    if (n > 0) throw new Error(`--reuse: the kept ${h.kind} store holds ${n} tasks, fewer than --tasks ${total}`);
+    return undefined;
+  }
+  const events = Number(
+    (await db.selectFrom("shampoo_history").select(sql<number>`count(*)`.as("n")).executeTakeFirst())?.n ?? 0,
+  );
+  const titles = await db.selectFrom("shampoo_tasks").select("title").orderBy("id").limit(4000).execute();
+  const sampleTitles = titles
+    .map((t) => t.title)
+    .filter((t) => !/\d$/.test(t))
+    .slice(0, 2000);
+  return {
+    tasks: n,
+    events,
+    seconds: 0,
+    sampleTitles,
+    verified: `reused kept store (${n.toLocaleString("en")} tasks)`,
+  };
 }
 
 /** A history row exactly as recordEvent writes it (store/history.ts), the clock taken from `clocks`. */
@@ -933,6 +972,7 @@ export const benchmark: Benchmark = {
         "no-what-if": { type: "boolean", default: false },
         "no-write": { type: "boolean", default: false },
         keep: { type: "boolean", default: false },
+        reuse: { type: "string" },
       },
       strict: true,
     });
@@ -954,10 +994,12 @@ export const benchmark: Benchmark = {
     const results: OpResult[] = [];
     const seeds: Record<string, SeedInfo> = {};
     for (const kind of dbs) {
-      const h = await openHarness(kind, values.keep === true);
+      if (values.reuse !== undefined && !/^[a-z0-9_]+$/.test(values.reuse))
+        throw new Error("--reuse takes a name of a-z, 0-9 and _");
+      const h = await openHarness(kind, values.keep === true, values.reuse);
       try {
         const vocab = new Vocabulary(rng(SEED - 1));
-        const s = await seed(h, total, vocab);
+        const s = (values.reuse !== undefined && (await reused(h, total))) || (await seed(h, total, vocab));
         seeds[kind] = s;
         log(
           `${kind}: ${h.version}; seeded ${s.tasks.toLocaleString("en")} tasks in ${s.seconds.toFixed(1)} s; ${s.verified}`,

@@ -2,6 +2,7 @@ import { type DialectName, type Generated, type Kysely, sql } from "kernel";
 import { type GraphDB, graphMigrations } from "../domains/graph/schema.ts";
 import { type LinksDB, linksMigrations } from "../domains/links/schema.ts";
 import { type SessionsDB, sessionsMigrations } from "../domains/sessions/schema.ts";
+import { heatSql, LIVE_STATUS_SQL, rankSql } from "../domains/tasks/ready-sql.ts";
 
 /** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
 export interface HistoryRow {
@@ -206,6 +207,47 @@ const foundationMigrations: Record<string, Up> = {
       .on("shampoo_tasks")
       .columns(["profile", "status", "updated_at", "type"])
       .execute();
+  },
+  /**
+   * ready_context's top of the list (domains/tasks/read.ts readyTop) without scoring every live
+   * row: four partial indexes over live rows only (not_started, in_progress; the predicate is
+   * written with literals so PostgreSQL can prove it from the query). Nothing is stored beside
+   * the row: the indexes hold expressions of its own columns, kept by the engine in the same
+   * statement as every write.
+   * - live_order: the default order (006's keys) of live rows, narrow: where the 5000-row window
+   *   ends, and how many rows it holds, from about 5000 small entries.
+   * - live_heat: live rows by their date-independent points (ready-sql.ts heatSql), highest
+   *   first: the best rows of a wide due-date band (long past due, not due soon) come first.
+   * - live_due: live rows of one due date by those points: the best rows of a one-day band.
+   * - live_kids: live subtasks by parent, with the default-order keys: "has an open subtask in
+   *   the window" is one index probe.
+   * On PostgreSQL the tie-break text columns of the two band indexes are COLLATE "C", the order
+   * the bands are read in (byte order, as ready.ts compares them).
+   */
+  async "008_task_ready_indexes"(db, dialect) {
+    const c = (col: string) => (dialect === "postgres" ? `${col} COLLATE "C"` : col);
+    const live = `WHERE status IN ${LIVE_STATUS_SQL}`;
+    const indexes: Array<[string, string]> = [
+      [
+        "shampoo_tasks_live_order",
+        `profile, ${rankSql()} DESC, (due_date IS NULL), due_date, created_at, id, type, project`,
+      ],
+      [
+        "shampoo_tasks_live_heat",
+        `profile, ${heatSql()} DESC, (due_date IS NULL), ${c("due_date")}, ${c("created_at")}, ${c("id")}, type, section, status, priority, project, parent_id`,
+      ],
+      [
+        "shampoo_tasks_live_due",
+        `profile, due_date, ${heatSql()} DESC, ${c("created_at")}, ${c("id")}, type, section, status, priority, project, parent_id`,
+      ],
+      [
+        "shampoo_tasks_live_kids",
+        `profile, parent_id, type, project, ${rankSql()} DESC, (due_date IS NULL), due_date, created_at, id`,
+      ],
+    ];
+    for (const [name, columns] of indexes) {
+      await sql.raw(`CREATE INDEX ${name} ON shampoo_tasks (${columns}) ${live}`).execute(db);
+    }
   },
 };
 

@@ -1,5 +1,5 @@
 import { type DialectName, DomainError, type Kysely, sql, type Transaction } from "kernel";
-import { projectValue, type Scope, scopeOf } from "../../access/caller.ts";
+import { projectCondition, projectValue, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 import { entityLookupSource } from "../graph/lookup.ts";
@@ -11,12 +11,15 @@ import { FINISHED, type STATUSES, taskView, today } from "./model.ts";
 import {
   buildReadyContext,
   checkMode,
+  dueBands,
   READY_LIMIT,
   type ReadyInput,
   type ReadyRow,
   rankLive,
+  readyTopPage,
   shownRanked,
 } from "./ready.ts";
+import { heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
 import { scoped, scopedIds } from "./store.ts";
 
 /**
@@ -659,6 +662,19 @@ export const RECENTLY_FINISHED_DAYS = 14;
 const IN_CHUNK = 500;
 
 export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return readyContextWith(ctx, a, READY_LOAD_CAP, true);
+}
+
+/**
+ * ready_context with the window size as a parameter (tests compare both strategies on windows
+ * smaller than their fixtures); `top` false always scores the whole window.
+ */
+export async function readyContextWith(
+  ctx: ShampooCtx,
+  a: Record<string, unknown>,
+  cap: number,
+  top: boolean,
+): Promise<Record<string, unknown>> {
   const dialect = ctx.database.dialect;
   const now = ctx.clock.now();
   const includeReadings = a.include_readings === true;
@@ -666,16 +682,20 @@ export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>):
   const mode = checkMode(a.mode);
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
   return readSnapshot(ctx, async (db) => {
-    // Scoring reads only columns shampoo_tasks_order holds, so the 5000 rows come from the index
-    // alone, in order; the text a record shows (title, last event) is read below for the few
-    // records the result shows.
+    if (top && mode === "ready") {
+      const page = await readyTop(db, dialect, scope, { now, includeReadings, limit }, cap);
+      if (page) return page;
+    }
+    // Scoring reads only columns shampoo_tasks_order holds, so the window's rows come from the
+    // index alone, in order; the text a record shows (title, last event) is read below for the
+    // few records the result shows.
     const live = (
       await scoped(db, scope)
         .where("status", "in", LIVE_STATUSES)
         .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
         .select(SCORING_COLUMNS)
         .orderBy(sql.join(DEFAULT_ORDER))
-        .limit(READY_LOAD_CAP)
+        .limit(cap)
         .execute()
     ).map(unread);
 
@@ -729,4 +749,170 @@ export async function readyContext(ctx: ShampooCtx, a: Record<string, unknown>):
     input.full = full;
     return buildReadyContext(mode, input, ranked);
   });
+}
+
+/**
+ * Mode ready without scoring the window (migration 008's indexes; ready.ts readyTopPage proves
+ * the page): ready_now ranks first, and a ready_now task's score is its date-independent points
+ * (ready-sql.ts heatSql) plus points that are constant within a due-date band relative to today
+ * (long past due, past due by 1..9 days, due today, due in 1..3 days, neither). So the first
+ * `limit` records of the window are among the first `limit` ready_now rows of each band in
+ * (points, due date, created_at, id) order, which an index gives directly: 15 short walks
+ * instead of 5000 rows scored.
+ *
+ * The window is what the full path loads: the first `cap` live rows in scope in the default
+ * order. Its last row is found on shampoo_tasks_live_order (OFFSET cap − 1), and "in the window"
+ * is then a comparison with that row's order keys; a ready_now row is a live task, not waiting,
+ * in progress / in today / due today or earlier / critical, without an open subtask in the
+ * window (shampoo_tasks_live_kids) and without a finished parent in scope: ready.ts judge's
+ * rules, written in SQL. undefined: the caller scores the whole window (fewer than `limit`
+ * ready_now rows, an empty window).
+ */
+/** Mode ready's top-of-list answer alone (tests): undefined where the whole window would be scored. */
+export async function readyTopOnly(
+  ctx: ShampooCtx,
+  a: Record<string, unknown>,
+  cap: number,
+): Promise<Record<string, unknown> | undefined> {
+  const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
+  const opts = { now: ctx.clock.now(), includeReadings: a.include_readings === true, limit };
+  return readSnapshot(ctx, (db) => readyTop(db, ctx.database.dialect, scopeOf(ctx.caller), opts, cap));
+}
+
+interface TopKey {
+  id: string;
+  heat: number;
+  due_date: string | null;
+  created_at: string;
+}
+
+/**
+ * The first `limit` ready_now keys of the union of the bands, in the ready order (score, due
+ * date with none last, created_at, id; ready.ts compare): a score is the row's points plus its
+ * band's. undefined when there are fewer than `limit`.
+ */
+function topKeys(
+  keys: TopKey[],
+  bands: ReturnType<typeof dueBands>,
+  limit: number,
+): Array<TopKey & { score: number }> | undefined {
+  if (keys.length < limit) return undefined;
+  const points = new Map(bands.days);
+  const score = (k: TopKey) =>
+    k.heat + (k.due_date === null ? 0 : k.due_date < bands.oldEnd ? 40 : (points.get(k.due_date) ?? 0));
+  const scored = keys.map((k) => ({ k, s: score(k), due: k.due_date ?? "9999-99-99" }));
+  scored.sort(
+    (a, b) =>
+      b.s - a.s ||
+      (a.due < b.due ? -1 : a.due > b.due ? 1 : 0) ||
+      (a.k.created_at < b.k.created_at ? -1 : a.k.created_at > b.k.created_at ? 1 : 0) ||
+      (a.k.id < b.k.id ? -1 : a.k.id > b.k.id ? 1 : 0),
+  );
+  return scored.slice(0, limit).map((x) => ({ ...x.k, score: x.s }));
+}
+
+async function readyTop(
+  db: Db,
+  dialect: DialectName,
+  scope: Scope,
+  opts: { now: number; includeReadings: boolean; limit: number },
+  cap: number,
+): Promise<Record<string, unknown> | undefined> {
+  const { now, includeReadings, limit } = opts;
+  const sqlite = dialect === "sqlite";
+  const types = includeReadings ? ["task", "note"] : ["task"];
+  const indexed = (name: string) => (sqlite ? sql.raw(` INDEXED BY ${name}`) : sql``);
+  // Values the SQLite planner reads (index seeks, LIMIT) are written as literals there: a bound
+  // value it has looked at makes SQLite prepare the statement again on every run (STAT4), about
+  // 4 ms for the bands' statement. They are a profile name, dates and an integer, escaped by
+  // Kysely; the text then changes with them, and the statement cache keeps one per day.
+  const planned = (v: string | number) => (sqlite ? sql.lit(v) : sql`${v}`);
+  const live = (alias: string) => sql.raw(`${alias}.status IN ${LIVE_STATUS_SQL}`);
+  const inScope = (alias: string) =>
+    scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, `${alias}.project`);
+
+  // The window's last row (its order keys), or none when the window holds every live row.
+  const edge = (
+    await sql<{ r: number; dn: number; dd: string; created_at: string; id: string }>`
+    SELECT -${sql.raw(rankSql("shampoo_tasks"))} AS r,
+      CASE WHEN shampoo_tasks.due_date IS NULL THEN 1 ELSE 0 END AS dn,
+      coalesce(shampoo_tasks.due_date, '') AS dd, shampoo_tasks.created_at, shampoo_tasks.id
+    FROM shampoo_tasks${indexed("shampoo_tasks_live_order")}
+    WHERE shampoo_tasks.profile = ${planned(scope.profile)} AND ${live("shampoo_tasks")}
+      AND shampoo_tasks.type IN (${inList(types)}) AND ${inScope("shampoo_tasks")}
+    ORDER BY ${sql.join(DEFAULT_ORDER)} LIMIT 1 OFFSET ${planned(cap - 1)}`.execute(db)
+  ).rows[0];
+  let total = cap;
+  if (!edge) {
+    const n = await sql<{ n: number | string }>`
+      SELECT count(*) AS n FROM shampoo_tasks${indexed("shampoo_tasks_live_order")}
+      WHERE shampoo_tasks.profile = ${scope.profile} AND ${live("shampoo_tasks")}
+        AND shampoo_tasks.type IN (${inList(types)}) AND ${inScope("shampoo_tasks")}`.execute(db);
+    total = Number(n.rows[0]?.n ?? 0);
+    if (total === 0) return undefined;
+  }
+  const inWindow = (alias: string) =>
+    edge
+      ? sql`(-${sql.raw(rankSql(alias))}, CASE WHEN ${sql.raw(alias)}.due_date IS NULL THEN 1 ELSE 0 END,
+          coalesce(${sql.raw(alias)}.due_date, ''), ${sql.raw(alias)}.created_at, ${sql.raw(alias)}.id)
+          <= (${Number(edge.r)}, ${Number(edge.dn)}, ${edge.dd}, ${edge.created_at}, ${edge.id})`
+      : sql`1 = 1`;
+
+  const bands = dueBands(now);
+  const heat = sql.raw(heatSql("t"));
+  const text = (col: string) => (sqlite ? sql.raw(`t.${col}`) : sql.raw(`t.${col} COLLATE "C"`));
+  const readyNow = sql`t.profile = ${planned(scope.profile)} AND ${live("t")} AND t.type = 'task' AND ${inScope("t")}
+    AND t.section <> 'waiting'
+    AND (t.status = 'in_progress' OR t.section = 'today' OR t.due_date <= ${planned(bands.day)} OR t.priority = 'critical')
+    AND ${inWindow("t")}
+    AND NOT EXISTS (SELECT 1 FROM shampoo_tasks AS k${indexed("shampoo_tasks_live_kids")}
+      WHERE k.profile = t.profile AND k.parent_id = t.id AND k.type = 'task' AND ${live("k")}
+        AND ${inScope("k")} AND ${inWindow("k")})
+    AND NOT EXISTS (SELECT 1 FROM shampoo_tasks AS p
+      WHERE p.id = t.parent_id AND ${sqlite ? sql`+p.profile` : sql`p.profile`} = t.profile AND ${inScope("p")}
+        AND p.status IN (${inList(FINISHED_LIST)}))`;
+  // Each band's best rows as narrow index entries (id and the keys of the order), then the
+  // whole rows of the first `limit` only.
+  const wide = (band: Raw<boolean>) =>
+    sql`SELECT t.id, ${heat} AS heat, t.due_date, t.created_at FROM shampoo_tasks AS t${indexed("shampoo_tasks_live_heat")}
+      WHERE ${readyNow} AND ${band}
+      ORDER BY ${heat} DESC, (t.due_date IS NULL) ASC, ${text("due_date")} ASC, ${text("created_at")} ASC, ${text("id")} ASC
+      LIMIT ${planned(limit)}`;
+  const oneDay = (day: string) =>
+    sql`SELECT t.id, ${heat} AS heat, t.due_date, t.created_at FROM shampoo_tasks AS t${indexed("shampoo_tasks_live_due")}
+      WHERE ${readyNow} AND t.due_date = ${planned(day)}
+      ORDER BY ${heat} DESC, ${text("created_at")} ASC, ${text("id")} ASC LIMIT ${planned(limit)}`;
+  const parts = [
+    wide(sql<boolean>`t.due_date < ${planned(bands.oldEnd)}`),
+    ...bands.days.map(([day]) => oneDay(day)),
+    wide(sql<boolean>`(t.due_date IS NULL OR t.due_date > ${planned(bands.soonEnd)})`),
+  ];
+  const union = sql.join(
+    parts.map((p, i) => sql`SELECT * FROM (${p}) AS ${sql.raw(`b${i}`)}`),
+    sql` UNION ALL `,
+  );
+  const keys = (await sql<TopKey>`${union}`.execute(db)).rows.map((r) => ({ ...r, heat: Number(r.heat) }));
+  const top = topKeys(keys, bands, limit);
+  if (!top) return undefined;
+  const full = new Map<string, ReadyRow>();
+  const rows = (await scopedIds(
+    db,
+    dialect,
+    scope,
+    top.map((k) => k.id),
+  )
+    .select(READY_COLUMNS)
+    .execute()) as ReadyRow[];
+  for (const r of rows) full.set(r.id, r);
+  const candidates = top.map((k) => full.get(k.id)).filter((r): r is ReadyRow => r !== undefined);
+  const input: ReadyInput = {
+    now,
+    includeReadings,
+    limit,
+    live: [],
+    openSubtasks: new Map(),
+    parentStatus: new Map(),
+    finished: [],
+  };
+  return readyTopPage(input, candidates, new Map(top.map((k) => [k.id, k.score])), total);
 }

@@ -344,10 +344,14 @@ function compare(a: Ranked, b: Ranked) {
   );
 }
 
+function clockwork(now: number): Clockwork {
+  const day = today(now);
+  return { day, soon: addDays(day, DUE_SOON_DAYS), staleBefore: now - STALE_DAYS * DAY_MS };
+}
+
 /** Every live row judged and ordered, sort_position stamped (0-based). */
 export function rankLive(input: ReadyInput): Ranked[] {
-  const day = today(input.now);
-  const clk: Clockwork = { day, soon: addDays(day, DUE_SOON_DAYS), staleBefore: input.now - STALE_DAYS * DAY_MS };
+  const clk = clockwork(input.now);
   const ranked = input.live
     .filter((t) => !FINISHED.has(t.status) && (t.type === "task" || input.includeReadings))
     .map((row): Ranked => {
@@ -366,6 +370,60 @@ export function rankLive(input: ReadyInput): Ranked[] {
     r.sort_position = i;
   });
   return ranked;
+}
+
+/**
+ * Mode ready from the top of the list alone (read.ts readyTop): `candidates` are the first
+ * `limit` rows of the window in the ready order, found without scoring the window: ready_now
+ * ranks first, so when the window holds at least `limit` ready_now rows they are the best
+ * ready_now rows by score (read.ts topKeys computed each one's score as `scores` gives it).
+ * `total` is the window's size. The same bytes as buildReadyContext("ready", …) over the whole
+ * window; undefined when a candidate's judgement disagrees with what the selection assumed (not
+ * ready_now, another score), and the caller then scores the whole window.
+ */
+export function readyTopPage(
+  input: ReadyInput,
+  candidates: ReadyRow[],
+  scores: Map<string, number>,
+  total: number,
+): Record<string, unknown> | undefined {
+  const clk = clockwork(input.now);
+  const limit = input.limit;
+  if (candidates.length !== limit || total < candidates.length) return undefined;
+  const ranked = candidates.map((row): Ranked => {
+    const judgement = judge(row, input, clk);
+    return {
+      row,
+      ready_state: judgement.state,
+      score: judgement.score,
+      urgency: judgement.urgency,
+      judgement,
+      sort_position: 0,
+    };
+  });
+  if (ranked.some((r) => r.ready_state !== "ready_now" || scores.get(r.row.id) !== r.score)) return undefined;
+  ranked.sort(compare);
+  const items = ranked.slice(0, limit).map((r, i) => buildRecord(r.row, input, r.judgement, i));
+  return {
+    contract_version: READY_CONTRACT_VERSION,
+    mode: "ready",
+    today_used: clk.day,
+    count: items.length,
+    total,
+    truncated: total > limit,
+    items,
+  };
+}
+
+/** Due-date points bands relative to today (ready.ts judge): [first day, last day, points]; null = open end. */
+export function dueBands(now: number): { day: string; soonEnd: string; oldEnd: string; days: Array<[string, number]> } {
+  const clk = clockwork(now);
+  const days: Array<[string, number]> = [];
+  // Past due by k days (1..9): 30 + k; today: 25; the next DUE_SOON_DAYS days: 12.
+  for (let k = 9; k >= 1; k--) days.push([addDays(clk.day, -k), 30 + k]);
+  days.push([clk.day, 25]);
+  for (let k = 1; k <= DUE_SOON_DAYS; k++) days.push([addDays(clk.day, k), 12]);
+  return { day: clk.day, soonEnd: clk.soon, oldEnd: addDays(clk.day, -9), days };
 }
 
 const ACTIONABLE = new Set<ReadyState>(["ready_now", "suggested_ready"]);
