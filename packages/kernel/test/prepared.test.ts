@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sql } from "../src/store/db.ts";
+import { directStatements, sql } from "../src/store/db.ts";
 import { prepared } from "../src/store/prepared.ts";
 import { DIALECTS, openTestDatabase, type TestDb } from "../src/store/testing.ts";
 
@@ -75,8 +75,111 @@ describe.each(DIALECTS)("prepared queries on %s", (dialect) => {
     expect(await byId.first(t.db, { id: "x" })).toBeUndefined();
   });
 
+  it("Database.transaction commits what prepared statements and the builder wrote together", async () => {
+    const out = await t.transaction(async (trx) => {
+      await insertItem.run(trx, { id: "a", n: 1, label: null, kind: "k" });
+      await trx.insertInto("items").values({ id: "b", n: 2, label: "built", kind: "k" }).execute();
+      const res = await bump.run(trx, { id: "a", by: 5 });
+      expect(Number(res.numAffectedRows)).toBe(1);
+      // Inside, each sees the other's uncommitted rows: one connection, one transaction.
+      expect(await byId.first(trx, { id: "b" })).toMatchObject({ label: "built" });
+      expect(await trx.selectFrom("items").select("n").where("id", "=", "a").executeTakeFirst()).toEqual({ n: 6 });
+      return "done";
+    });
+    expect(out).toBe("done");
+    expect((await page.rows(t.db, { min: 0, limit: 10 })).map((r) => [r.id, r.n])).toEqual([
+      ["a", 6],
+      ["b", 2],
+    ]);
+  });
+
+  it("Database.transaction rolls back everything on a throw, and on a failed statement", async () => {
+    await insertItem.run(t.db, { id: "kept", n: 0, label: null, kind: "k" });
+    await expect(
+      t.transaction(async (trx) => {
+        await insertItem.run(trx, { id: "x", n: 1, label: null, kind: "k" });
+        await bump.run(trx, { id: "kept", by: 1 });
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    await expect(
+      t.transaction(async (trx) => {
+        await insertItem.run(trx, { id: "y", n: 1, label: null, kind: "k" });
+        await insertItem.run(trx, { id: "kept", n: 9, label: null, kind: "k" }); // duplicate key
+      }),
+    ).rejects.toThrow(/unique|duplicate/i);
+    expect((await page.rows(t.db, { min: 0, limit: 10 })).map((r) => [r.id, r.n])).toEqual([["kept", 0]]);
+    // The connection is usable afterwards, in and out of transactions.
+    await t.transaction((trx) => insertItem.run(trx, { id: "z", n: 3, label: null, kind: "k" }));
+    expect(await byId.first(t.db, { id: "z" })).toMatchObject({ n: 3 });
+  });
+
+  it("Database.transaction serialises concurrent transactions: none sees or loses another's write", async () => {
+    await insertItem.run(t.db, { id: "counter", n: 0, label: null, kind: "k" });
+    // Read-modify-write with a pause between: lost updates if two ran interleaved.
+    const incr = () =>
+      t.transaction(async (trx) => {
+        const lock = dialect === "postgres" ? sql`select n from items where id = 'counter' for update` : sql`select 1`;
+        await lock.execute(trx);
+        const row = await byId.first(trx, { id: "counter" });
+        await new Promise((r) => setTimeout(r, 2));
+        await trx
+          .updateTable("items")
+          .set({ n: (row?.n ?? 0) + 1 })
+          .where("id", "=", "counter")
+          .execute();
+      });
+    // Plain reads outside the transactions run meanwhile and never see a half-done one.
+    const reads = Array.from({ length: 10 }, () => byId.first(t.db, { id: "counter" }));
+    await Promise.all([...Array.from({ length: 20 }, incr), ...reads]);
+    expect(await byId.first(t.db, { id: "counter" })).toMatchObject({ n: 20 });
+  });
+
   it("refuses a run with a missing value instead of binding undefined", async () => {
     await expect(byId.first(t.db, {} as { id: string })).rejects.toThrow("prepared query: no value for id");
+  });
+});
+
+describe("Database.transaction on SQLite", () => {
+  let t: TestDb<ItemsDB>;
+  beforeEach(async () => {
+    t = await openTestDatabase<ItemsDB>("sqlite");
+    await createItems(t);
+  });
+  afterEach(async () => {
+    await t.drop();
+  });
+
+  it("runs prepared statements directly only on the connection of a transaction in progress", async () => {
+    expect(directStatements(t.db as never)).toBeUndefined();
+    let inside: unknown;
+    await t.transaction(async (trx) => {
+      expect(directStatements(trx as never)).toBeDefined();
+      inside = trx;
+    });
+    expect(directStatements(inside as never)).toBeUndefined();
+    await expect(
+      t.transaction(async (trx) => {
+        inside = trx;
+        throw new Error("x");
+      }),
+    ).rejects.toThrow("x");
+    expect(directStatements(inside as never)).toBeUndefined();
+  });
+
+  it("takes the write lock at BEGIN: a second process waits for it instead of failing", async () => {
+    const other = new BetterSqlite3(t.target);
+    other.pragma("busy_timeout = 0");
+    try {
+      await t.transaction(async () => {
+        // IMMEDIATE: the lock is already held, before any write of ours.
+        expect(() => other.prepare("insert into items values ('o', 1, null, 'k')").run()).toThrow(/locked|busy/i);
+      });
+      other.prepare("insert into items values ('o', 1, null, 'k')").run();
+    } finally {
+      other.close();
+    }
+    expect(await byId.first(t.db, { id: "o" })).toMatchObject({ n: 1 });
   });
 });
 

@@ -12,6 +12,14 @@ export interface Database<DB> {
   location: string;
   /** PostgreSQL schema the connection's search_path points at, if one was chosen. */
   schema?: string;
+  /**
+   * Runs `fn` in one transaction and commits, or rolls back if it throws. Same contract as
+   * Kysely's `db.transaction().execute(fn)`, which it is on PostgreSQL. On SQLite it holds the
+   * single connection and issues BEGIN IMMEDIATE / COMMIT itself, and queries built with
+   * `prepared()` run on better-sqlite3 directly inside it (sqliteTransaction below). Never call it
+   * again inside `fn` (SQLite has one connection: that would wait for itself).
+   */
+  transaction<T>(fn: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -50,16 +58,62 @@ function openSqlite<DB>(file: string): Database<DB> {
       if (raw.open) raw.pragma("wal_autocheckpoint = 1000");
     });
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(raw) }) });
+  const statements = statementCache(raw);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   return {
     db,
     dialect: "sqlite",
     location: file,
+    transaction: (fn) => sqliteTransaction(db, raw, statements, fn),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
     },
   };
+}
+
+/** The statements a Kysely instance may run directly while it holds an open sqliteTransaction. */
+const directSqlite = new WeakMap<object, SqliteDatabase>();
+
+/**
+ * The better-sqlite3 statements `db` may run directly, synchronously: only while `db` is the
+ * connection of a sqliteTransaction in progress, which holds Kysely's single connection (nothing
+ * else can run on it meanwhile) and has begun the transaction. Undefined everywhere else.
+ */
+export function directStatements(db: Kysely<unknown>): SqliteDatabase | undefined {
+  return directSqlite.get(db);
+}
+
+/**
+ * A transaction on SQLite without Kysely's transaction machinery: on the Chamber's action path
+ * (three statements) Kysely's begin/commit and executor layers cost about as much CPU as SQLite
+ * itself. The connection is taken through Kysely (`db.connection()`), so Kysely queries elsewhere
+ * wait for it exactly as they wait for a Kysely transaction; inside, `fn` may use the builder on
+ * `trx` as usual, and prepared() runs its statements directly (directStatements).
+ */
+async function sqliteTransaction<DB, T>(
+  db: Kysely<DB>,
+  raw: BetterSqlite3.Database,
+  statements: SqliteDatabase,
+  fn: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    // IMMEDIATE: take the write lock now, so a second process waits (busy_timeout) instead of
+    // failing at its first write (see statementCache).
+    statements.prepare("begin immediate").run([]);
+    directSqlite.set(conn, statements);
+    try {
+      const out = await fn(conn);
+      directSqlite.delete(conn);
+      statements.prepare("commit").run([]);
+      return out;
+    } catch (e) {
+      directSqlite.delete(conn);
+      // SQLite may already have rolled back by itself (some errors end the transaction).
+      if (raw.inTransaction) statements.prepare("rollback").run([]);
+      throw e;
+    }
+  });
 }
 
 /**
@@ -137,6 +191,7 @@ async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Data
     dialect: "postgres",
     location: u.toString() + (schema ? ` (schema ${schema})` : ""),
     ...(schema ? { schema } : {}),
+    transaction: (fn) => db.transaction().execute(fn),
     close: () => db.destroy(),
   };
 }

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+import { directStatements } from "./db.ts";
 
 /**
  * A query built once with Kysely's builder and compiled once per database, then run many times
@@ -68,6 +69,19 @@ export function prepared<DB, P extends object, R = Record<string, unknown>>(
       if (v === undefined) throw new Error(`prepared query: no value for ${s.name}`);
       return v;
     });
+    // Inside Database.transaction on SQLite: straight to better-sqlite3, as Kysely's driver would
+    // run it (same statement, same values), without its executor layers.
+    const direct = directStatements(db as Kysely<unknown>);
+    if (direct) {
+      const stmt = direct.prepare(c.sql);
+      if (stmt.reader) return { rows: stmt.all(values) as R[] };
+      const { changes, lastInsertRowid } = stmt.run(values);
+      return {
+        rows: [],
+        numAffectedRows: BigInt(changes),
+        insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
+      };
+    }
     return db.executeQuery(CompiledQuery.raw(c.sql, values) as CompiledQuery<R>);
   }
 

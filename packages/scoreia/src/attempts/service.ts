@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, type Database, DomainError, iso, type Transaction } from "kernel";
+import { type Clock, type Database, DomainError, iso, type Kysely } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
 import {
@@ -64,7 +64,7 @@ export type Envelope = Record<string, unknown> & { ok: boolean };
 
 const LIVE: ReadonlySet<string> = new Set(["created", "active"]);
 
-type Trx = Transaction<ChamberDB>;
+type Trx = Kysely<ChamberDB>;
 
 /**
  * The attempt lifecycle: enter, observe, act, call for help, seal. Every change and its event
@@ -153,7 +153,7 @@ export class ChamberService {
       publication_notice: notice,
     };
     const event = this.eventRow(row, 0, "enter", null, args, out, null, now);
-    await this.database.db.transaction().execute(async (trx) => {
+    await this.database.transaction(async (trx) => {
       await store.insertAttempt.run(trx, { ...row, chain_head: event.hash });
       await store.insertEvent.run(trx, event);
     });
@@ -195,7 +195,7 @@ export class ChamberService {
   async act(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
     const handle = args.challenge_handle as string;
     const now = this.clock.now();
-    return this.database.db.transaction().execute(async (trx) => {
+    return this.database.transaction(async (trx) => {
       const row = await this.load(trx, handle, true);
       this.checkPin(ctx, row.toolset_id);
       const suite = this.suite(row);
@@ -267,7 +267,7 @@ export class ChamberService {
 
   async callForHelp(args: Record<string, unknown>, ctx: CallContext): Promise<Envelope> {
     const now = this.clock.now();
-    return this.database.db.transaction().execute(async (trx) => {
+    return this.database.transaction(async (trx) => {
       const row = await this.load(trx, args.challenge_handle as string, true);
       this.checkPin(ctx, row.toolset_id);
       const state = this.effectiveState(row, now);
@@ -319,7 +319,7 @@ export class ChamberService {
       // Shown publicly with the seal event: same rules as identity claims.
       checkPublicText("next_candidate", args.next_candidate);
     }
-    const phase1 = await this.database.db.transaction().execute(async (trx) => {
+    const phase1 = await this.database.transaction(async (trx) => {
       const row = await this.load(trx, args.challenge_handle as string, true);
       this.checkPin(ctx, row.toolset_id);
       const state = this.effectiveState(row, now);
@@ -435,7 +435,7 @@ export class ChamberService {
     }
     await this.publishKeys(signature.key_id);
     const signatureJson = canonicalJson(signature);
-    const stored = await this.database.db.transaction().execute(async (trx) => {
+    const stored = await this.database.transaction(async (trx) => {
       const res = await store.signCard.run(trx, {
         card_id: card.card_id,
         signature_json: signatureJson,
@@ -458,7 +458,7 @@ export class ChamberService {
   async publishKeys(ensureKeyId?: string): Promise<void> {
     if (ensureKeyId && this.knownKeys.has(ensureKeyId)) return;
     const records = await this.signer.publicKeys();
-    await this.database.db.transaction().execute(async (trx) => {
+    await this.database.transaction(async (trx) => {
       for (const r of records) {
         // Upsert: concurrent seals may publish the same key at once. A window only ever closes.
         await trx
@@ -478,7 +478,7 @@ export class ChamberService {
   /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */
   async quarantine(handle: string, reason: string): Promise<void> {
     const now = this.clock.now();
-    await this.database.db.transaction().execute(async (trx) => {
+    await this.database.transaction(async (trx) => {
       const row = await this.load(trx, handle, true);
       if (row.state === "sealed" || row.state === "pending_signature") {
         throw new DomainError("attempt_already_sealed", "a sealed attempt cannot be quarantined");

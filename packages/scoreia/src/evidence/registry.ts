@@ -318,7 +318,7 @@ export class CardRegistry {
   async importHistorical(cards: unknown[], importedAt: string): Promise<{ imported: number; skipped: number }> {
     let imported = 0;
     let skipped = 0;
-    await this.database.db.transaction().execute(async (trx) => {
+    await this.database.transaction(async (trx) => {
       for (const c of cards) {
         const check = verifyHistorical(c);
         if (check.verdict !== "unsigned_historical") {
