@@ -1,7 +1,7 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ORDER } from "../src/domains/tasks/read.ts";
+import { DEFAULT_ORDER, queryTasks } from "../src/domains/tasks/read.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { bulkInsert, freshProfile, TODAY } from "./support/tasks-read.ts";
 
@@ -110,6 +110,30 @@ describe.each(DIALECTS)("query_tasks page strategies on %s", (dialect) => {
     });
   }
 
+  // sort_by due_date (soonest first, empty last, then the default order): walked on
+  // shampoo_tasks_due_order from 1000 matches on, sorted below that.
+  const byDueDate = (a: Row, b: Row) =>
+    Number(a.due_date === null) - Number(b.due_date === null) ||
+    (a.due_date ?? "").localeCompare(b.due_date ?? "") ||
+    byDefaultOrder(a, b);
+  for (const shape of shapes) {
+    it(`${shape.name}, sorted by due date: pages follow that order`, async () => {
+      const expected = rows.filter(shape.keep).sort(byDueDate);
+      const agent = shape.who === "some" ? some : all;
+      for (const [offset, limit] of [
+        [0, 50],
+        [511, 20],
+        [expected.length - 5, 20],
+      ] as const) {
+        const args = { ...shape.args, sort_by: "due_date", offset: Math.max(0, offset), limit };
+        const r = await agent.sc("query_tasks", args);
+        expect(r.total).toBe(expected.length);
+        const want = expected.slice(Math.max(0, offset), Math.max(0, offset) + limit).map((t) => t.id);
+        expect((r.tasks as Array<{ id: string }>).map((t) => t.id)).toEqual(want);
+      }
+    });
+  }
+
   it("the order index follows update_task: a raised priority moves the task in the walked order", async () => {
     const before = rows.filter(live).sort(byDefaultOrder);
     const last = before[before.length - 1] as Row;
@@ -142,5 +166,31 @@ describe.each(DIALECTS)("query_tasks page strategies on %s", (dialect) => {
       const plan = (await q.execute(h.db.db)).rows.map((r) => r.detail).join("\n");
       expect(plan).toContain("shampoo_tasks_order");
       expect(plan).not.toContain("TEMP B-TREE");
+    });
+
+  if (dialect === "sqlite")
+    it("SQLite walks shampoo_tasks_due_order for a large match sorted by due date", async () => {
+      const captured: string[] = [];
+      const db = h.db.db.withPlugin({
+        transformQuery: (x) => {
+          captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
+          return x.node;
+        },
+        transformResult: async (x) => x.result,
+      });
+      const ctx = {
+        caller: all.caller,
+        source: { tool: "query_tasks", session: "plan" },
+        clock: h.clock,
+        database: { ...h.db, db },
+      };
+      await queryTasks(ctx, { sort_by: "due_date", limit: 20 });
+      const page = captured[captured.length - 1] as string;
+      const plan = (
+        await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${sql.raw(page.replaceAll("?", "1"))}`.execute(h.db.db)
+      ).rows
+        .map((r) => r.detail)
+        .join("\n");
+      expect(plan).toContain("shampoo_tasks_due_order");
     });
 });

@@ -221,6 +221,7 @@ const foundationMigrations: Record<string, Up> = {
    * - live_due: live rows of one due date by those points: the best rows of a one-day band.
    * - live_kids: live subtasks by parent, with the default-order keys: "has an open subtask in
    *   the window" is one index probe.
+   * Plus shampoo_tasks_due_order for query_tasks (below).
    * On PostgreSQL the tie-break text columns of the two band indexes are COLLATE "C", the order
    * the bands are read in (byte order, as ready.ts compares them).
    */
@@ -248,6 +249,15 @@ const foundationMigrations: Record<string, Up> = {
     for (const [name, columns] of indexes) {
       await sql.raw(`CREATE INDEX ${name} ON shampoo_tasks (${columns}) ${live}`).execute(db);
     }
+    // query_tasks sorted by due date, soonest first (empty dates last), then the default order:
+    // a page of a large match is read in that order instead of sorting every match (the
+    // filters' columns follow, as in shampoo_tasks_order). Every status: the query's status
+    // filter is a bound value.
+    await sql
+      .raw(
+        `CREATE INDEX shampoo_tasks_due_order ON shampoo_tasks (profile, (due_date IS NULL), due_date, ${rankSql()} DESC, created_at, id, status, type, project, section, priority, parent_id)`,
+      )
+      .execute(db);
   },
 };
 

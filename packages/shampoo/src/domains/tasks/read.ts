@@ -189,6 +189,11 @@ export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: un
   return terms;
 }
 
+/** sort_by due_date in its own direction (soonest first): the order of shampoo_tasks_due_order. */
+function dueAscending(sortBy: unknown, order: OrderTerm[]): boolean {
+  return typeof sortBy === "string" && sortBy.trim() === "due_date" && order[order.length - 1]?.dir === "ASC";
+}
+
 export const QUERY_LIMIT = { min: 1, max: 200, default: 50 };
 /** From this many matches on, a page is read in order (walking shampoo_tasks_order by default). */
 const ORDER_WALK_MIN = 1000;
@@ -337,9 +342,11 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
       // Few matches: that walk could cross the whole profile, so the matching rows are taken
       // first through the filters' own index (a materialized CTE: no order to tempt the planner
       // to the order index), then sorted; CROSS JOIN keeps SQLite reading them first.
+      // Sorted by due date, soonest first: shampoo_tasks_due_order (008) holds that order
+      // followed by the default one, so the walk reads it the same way.
       page =
         total >= ORDER_WALK_MIN
-          ? sql`(${base(order.length === 0)
+          ? sql`(${base(order.length === 0 || dueAscending(a.sort_by, order))
               .select("shampoo_tasks.id")
               .orderBy(orderSql(terms))
               .limit(limit)
