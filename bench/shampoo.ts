@@ -949,7 +949,7 @@ function markdown(results: OpResult[], machine: MachineInfo, meta: Sc, seeds: Re
     "",
     explainSection(results),
     "Reproduce: `npm run bench -- shampoo` (options: --tasks N --db sqlite,postgres --warmup S --duration S",
-    "--only create,query_filtered,query_search,find_by_title,ready_context --no-what-if --no-write). Raw figures and every plan: the dated JSON.",
+    "--only create,query_filtered,query_search,find_by_title,ready_context --no-what-if --no-write --keep --reuse NAME). Raw figures and every plan: the dated JSON.",
     "",
   ].join("\n");
 }

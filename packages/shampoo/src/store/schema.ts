@@ -249,13 +249,14 @@ const foundationMigrations: Record<string, Up> = {
     for (const [name, columns] of indexes) {
       await sql.raw(`CREATE INDEX ${name} ON shampoo_tasks (${columns}) ${live}`).execute(db);
     }
-    // query_tasks sorted by due date, soonest first (empty dates last), then the default order:
-    // a page of a large match is read in that order instead of sorting every match (the
-    // filters' columns follow, as in shampoo_tasks_order). Every status: the query's status
-    // filter is a bound value.
+    // query_tasks sorted by due date, soonest first (empty dates last), then the default order,
+    // over live content: a page of a large match is read in that order instead of sorting every
+    // match (the filters' columns follow, as in shampoo_tasks_order). Partial like the others,
+    // so only a query that writes the live predicate literally can use it: the planner (without
+    // statistics for it) cannot pick it for another order.
     await sql
       .raw(
-        `CREATE INDEX shampoo_tasks_due_order ON shampoo_tasks (profile, (due_date IS NULL), due_date, ${rankSql()} DESC, created_at, id, status, type, project, section, priority, parent_id)`,
+        `CREATE INDEX shampoo_tasks_due_order ON shampoo_tasks (profile, (due_date IS NULL), due_date, ${rankSql()} DESC, created_at, id, status, type, project, section, priority, parent_id) ${live}`,
       )
       .execute(db);
   },

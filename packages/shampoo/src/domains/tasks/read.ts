@@ -342,16 +342,26 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
       // Few matches: that walk could cross the whole profile, so the matching rows are taken
       // first through the filters' own index (a materialized CTE: no order to tempt the planner
       // to the order index), then sorted; CROSS JOIN keeps SQLite reading them first.
-      // Sorted by due date, soonest first: shampoo_tasks_due_order (008) holds that order
-      // followed by the default one, so the walk reads it the same way.
+      // Sorted by due date, soonest first, over live content (no status, no include_completed):
+      // shampoo_tasks_due_order (008, partial: live rows) holds that order followed by the
+      // default one, and is walked the same way. The live statuses are written as literals (the
+      // partial index's predicate, so no other query can take that index), and SQLite is told
+      // the index (INDEXED BY: the plan does not depend on planner statistics).
+      const dueWalk = dueAscending(a.sort_by, order) && typeof a.status !== "string" && a.include_completed !== true;
       page =
-        total >= ORDER_WALK_MIN
-          ? sql`(${base(order.length === 0 || dueAscending(a.sort_by, order))
-              .select("shampoo_tasks.id")
-              .orderBy(orderSql(terms))
-              .limit(limit)
-              .offset(offset)})`
-          : sql`(WITH matched AS MATERIALIZED ${base().select(rowKey(dialect).as("k"))}
+        total >= ORDER_WALK_MIN && dueWalk
+          ? sql`(SELECT shampoo_tasks.id FROM shampoo_tasks${dialect === "sqlite" ? sql.raw(" INDEXED BY shampoo_tasks_due_order") : sql``}
+            WHERE shampoo_tasks.profile = ${scope.profile}
+              AND ${scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, "shampoo_tasks.project")}
+              AND ${sql.raw(`shampoo_tasks.status IN ${LIVE_STATUS_SQL}`)} AND ${and(filters(true))}
+            ORDER BY ${orderSql(terms)} LIMIT ${sql.lit(limit)} OFFSET ${sql.lit(offset)})`
+          : total >= ORDER_WALK_MIN
+            ? sql`(${base(order.length === 0)
+                .select("shampoo_tasks.id")
+                .orderBy(orderSql(terms))
+                .limit(limit)
+                .offset(offset)})`
+            : sql`(WITH matched AS MATERIALIZED ${base().select(rowKey(dialect).as("k"))}
             SELECT shampoo_tasks.id FROM matched CROSS JOIN shampoo_tasks WHERE ${rowKey(dialect)} = matched.k
             ORDER BY ${orderSql(terms)} LIMIT ${limit} OFFSET ${offset})`;
     }
