@@ -1,5 +1,21 @@
-import { iso } from "kernel";
+import { iso, prepared } from "kernel";
 import type { ShampooCtx } from "../../context.ts";
+import type { ShampooDB } from "../../store/schema.ts";
+
+/** The note's INSERT, compiled once per database (kernel store/prepared.ts). */
+const insertNote = prepared<
+  ShampooDB,
+  { profile: string; principal: string; session_id: string | null; tool: string; at: string; entity_ids: string }
+>((db, p) =>
+  db.insertInto("shampoo_graph_access").values({
+    profile: p.profile,
+    principal: p.principal,
+    session_id: p.session_id,
+    tool: p.tool,
+    at: p.at,
+    entity_ids: p.entity_ids,
+  }),
+);
 
 /**
  * The best-effort access note of knowledge-graph reads (open_nodes, read_graph, search_nodes).
@@ -11,17 +27,14 @@ import type { ShampooCtx } from "../../context.ts";
  */
 export async function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): Promise<void> {
   try {
-    await ctx.database.db
-      .insertInto("shampoo_graph_access")
-      .values({
-        profile: ctx.caller.profile,
-        principal: ctx.caller.principal,
-        session_id: ctx.source.session ?? null,
-        tool,
-        at: iso(ctx.clock.now()),
-        entity_ids: JSON.stringify(entityIds),
-      })
-      .execute();
+    await insertNote.run(ctx.database.db, {
+      profile: ctx.caller.profile,
+      principal: ctx.caller.principal,
+      session_id: ctx.source.session ?? null,
+      tool,
+      at: iso(ctx.clock.now()),
+      entity_ids: JSON.stringify(entityIds),
+    });
   } catch {
     // Best effort by contract: a full disk, a locked database or a missing table loses the note,
     // never the read.

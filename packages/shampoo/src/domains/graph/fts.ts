@@ -1,4 +1,5 @@
 import { type DialectName, sql } from "kernel";
+import { compiledRows, scopeMarks, scopeShape } from "./compiled.ts";
 import { fold } from "./model.ts";
 import { PG_ENTITY_DOC, pgFold } from "./schema.ts";
 import { type Db, type GraphScope, visibleSql } from "./store.ts";
@@ -81,10 +82,14 @@ const ASCII_WORD = /^[a-z0-9]+$/;
  */
 export async function prefixWords(db: Db, vocab: string, prefix: string): Promise<string[] | null> {
   if (!ASCII_WORD.test(prefix)) return null;
-  const r = await sql<{ term: string }>`SELECT term FROM ${sql.table(vocab)}
-    WHERE term >= ${`${prefix}\u0001`} AND term < ${`${prefix}\u{10FFFF}`} LIMIT ${PREFIX_WORDS}`.execute(db);
-  if (r.rows.length >= PREFIX_WORDS) return null;
-  return [prefix, ...r.rows.map((x) => x.term)];
+  const rows = await compiledRows<{ term: string }>(
+    db,
+    `vocab:${vocab}`,
+    (m) => sql`SELECT term FROM ${sql.table(vocab)} WHERE term >= ${m.from} AND term < ${m.to} LIMIT ${m.limit}`,
+    { from: `${prefix}\u0001`, to: `${prefix}\u{10FFFF}`, limit: PREFIX_WORDS },
+  );
+  if (rows.length >= PREFIX_WORDS) return null;
+  return [prefix, ...rows.map((x) => x.term)];
 }
 
 /**
@@ -170,17 +175,37 @@ export type Tagged<T> = T & { probe: number };
 export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, probes: Limited[], cache?: PrefixCache) {
   if (probes.length === 0) return [];
   const words = dialect === "sqlite" ? await expansionFor(db, "shampoo_entities_fts_vocab", probes, cache) : null;
-  const one = (l: Limited, i: number) =>
-    dialect === "sqlite"
-      ? sql`SELECT * FROM (SELECT ${ENTITY_COLS}, ${i} AS probe
+  const scope = scopeShape(s);
+  const values = { ...scope.values, ...probeValues(dialect, probes, words) };
+  const rows = await compiledRows<Tagged<EntityHit>>(
+    db,
+    `entities:${dialect}:${probes.length}:${scope.key}`,
+    (m) => {
+      const ms = scopeMarks(s, m);
+      const one = (_l: Limited, i: number) =>
+        dialect === "sqlite"
+          ? sql`SELECT * FROM (SELECT ${ENTITY_COLS}, ${i} AS probe
           FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-          WHERE shampoo_entities_fts MATCH ${fts5Expr(l.probe, words)} AND e.status = 'active' AND ${visibleSql("e", s)}
-          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${l.limit})`
-      : sql`(SELECT ${ENTITY_COLS}, ${i}::int AS probe FROM shampoo_entities e
-          WHERE e.search @@ to_tsquery('simple', ${tsqueryExpr(l.probe)}) AND e.status = 'active' AND ${visibleSql("e", s)}
-          LIMIT ${l.limit})`;
-  const r = await sql<Tagged<EntityHit>>`${sql.join(probes.map(one), sql` UNION ALL `)}`.execute(db);
-  return r.rows.map((x) => ({ ...x, probe: Number(x.probe) }));
+          WHERE shampoo_entities_fts MATCH ${m[`match${i}`]} AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${m[`limit${i}`]})`
+          : sql`(SELECT ${ENTITY_COLS}, ${i}::int AS probe FROM shampoo_entities e
+          WHERE e.search @@ to_tsquery('simple', ${m[`match${i}`]}) AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${m[`limit${i}`]})`;
+      return sql`${sql.join(probes.map(one), sql` UNION ALL `)}`;
+    },
+    values,
+  );
+  return rows.map((x) => ({ ...x, probe: Number(x.probe) }));
+}
+
+/** The bound values of a batch of probes: each one's match expression and row limit. */
+function probeValues(dialect: DialectName, probes: Limited[], words: string[] | null): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  probes.forEach((l, i) => {
+    values[`match${i}`] = dialect === "sqlite" ? fts5Expr(l.probe, words) : tsqueryExpr(l.probe);
+    values[`limit${i}`] = l.limit;
+  });
+  return values;
 }
 
 /** Live observations of live visible entities that match each probe; as entityHits. */
@@ -193,24 +218,34 @@ export async function observationHits(
 ) {
   if (probes.length === 0) return [];
   const words = dialect === "sqlite" ? await expansionFor(db, "shampoo_observations_fts_vocab", probes, cache) : null;
-  const cols = (i: number) => sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head,
+  const scope = scopeShape(s);
+  const values = { ...scope.values, head: HEAD_CHARS, ...probeValues(dialect, probes, words) };
+  const rows = await compiledRows<Tagged<ObservationHit>>(
+    db,
+    `observations:${dialect}:${probes.length}:${scope.key}`,
+    (m) => {
+      const ms = scopeMarks(s, m);
+      const cols = (i: number) => sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${m.head}) AS head,
     length(o.content) AS len, ${ENTITY_COLS}, ${dialect === "sqlite" ? sql`${i}` : sql`${i}::int`} AS probe`;
-  const one = (l: Limited, i: number) =>
-    dialect === "sqlite"
-      ? sql`SELECT * FROM (SELECT ${cols(i)}
+      const one = (_l: Limited, i: number) =>
+        dialect === "sqlite"
+          ? sql`SELECT * FROM (SELECT ${cols(i)}
           FROM shampoo_observations_fts
           JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
           JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE shampoo_observations_fts MATCH ${fts5Expr(l.probe, words)}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
-          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${l.limit})`
-      : sql`(SELECT ${cols(i)}
+          WHERE shampoo_observations_fts MATCH ${m[`match${i}`]}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${m[`limit${i}`]})`
+          : sql`(SELECT ${cols(i)}
           FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE o.search @@ to_tsquery('simple', ${tsqueryExpr(l.probe)}) AND o.profile = ${s.profile}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", s)}
-          LIMIT ${l.limit})`;
-  const r = await sql<Tagged<ObservationHit>>`${sql.join(probes.map(one), sql` UNION ALL `)}`.execute(db);
-  return r.rows.map((x) => ({ ...x, len: Number(x.len), probe: Number(x.probe) }));
+          WHERE o.search @@ to_tsquery('simple', ${m[`match${i}`]}) AND o.profile = ${ms.profile}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${m[`limit${i}`]})`;
+      return sql`${sql.join(probes.map(one), sql` UNION ALL `)}`;
+    },
+    values,
+  );
+  return rows.map((x) => ({ ...x, len: Number(x.len), probe: Number(x.probe) }));
 }
 
 export interface HeadRow {
@@ -232,18 +267,24 @@ export async function firstObservations(
   n: number,
 ): Promise<HeadRow[]> {
   if (entityIds.length === 0) return [];
-  const cols = sql`o.entity_id, o.id AS obs_id, o.ord, substr(o.content, 1, ${HEAD_CHARS}) AS head, length(o.content) AS len`;
-  const r =
-    dialect === "sqlite"
-      ? await sql<HeadRow>`SELECT ${cols} FROM json_each(${JSON.stringify(entityIds)}) j, shampoo_observations o
+  const rows = await compiledRows<HeadRow>(
+    db,
+    `heads:${dialect}`,
+    (m) => {
+      const cols = sql`o.entity_id, o.id AS obs_id, o.ord, substr(o.content, 1, ${m.head}) AS head, length(o.content) AS len`;
+      return dialect === "sqlite"
+        ? sql`SELECT ${cols} FROM json_each(${m.ids}) j, shampoo_observations o
           WHERE o.rid IN (SELECT o2.rid FROM shampoo_observations o2
-            WHERE o2.entity_id = j.value AND o2.status = 'active' ORDER BY o2.ord LIMIT ${n})
-          ORDER BY o.entity_id, o.ord`.execute(db)
-      : await sql<HeadRow>`SELECT ${cols} FROM unnest(${entityIds}::text[]) AS j(id)
+            WHERE o2.entity_id = j.value AND o2.status = 'active' ORDER BY o2.ord LIMIT ${m.n})
+          ORDER BY o.entity_id, o.ord`
+        : sql`SELECT ${cols} FROM unnest(${m.ids}::text[]) AS j(id)
           CROSS JOIN LATERAL (SELECT * FROM shampoo_observations o2
-            WHERE o2.entity_id = j.id AND o2.status = 'active' ORDER BY o2.ord LIMIT ${n}) o
-          ORDER BY o.entity_id, o.ord`.execute(db);
-  return r.rows.map((x) => ({ ...x, len: Number(x.len) }));
+            WHERE o2.entity_id = j.id AND o2.status = 'active' ORDER BY o2.ord LIMIT ${m.n}) o
+          ORDER BY o.entity_id, o.ord`;
+    },
+    { head: HEAD_CHARS, ids: dialect === "sqlite" ? JSON.stringify(entityIds) : entityIds, n },
+  );
+  return rows.map((x) => ({ ...x, len: Number(x.len) }));
 }
 
 /** Full texts of observations whose evidence lies past their head. */
@@ -270,18 +311,31 @@ export interface NeighbourRow {
  */
 export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: number): Promise<NeighbourRow[]> {
   if (seeds.length === 0) return [];
-  const rows = await sql<NeighbourRow>`
+  const scope = scopeShape(s);
+  const values: Record<string, unknown> = { ...scope.values, limit: limit * 8 };
+  seeds.forEach((id, i) => {
+    values[`seed${i}`] = id;
+  });
+  const rows = await compiledRows<NeighbourRow>(
+    db,
+    `neighbours:${seeds.length}:${scope.key}`,
+    (m) => {
+      const ids = sql.join(seeds.map((_, i) => m[`seed${i}`]));
+      return sql`
     SELECT n.seed, ${ENTITY_COLS} FROM (
       SELECT r.from_id AS seed, r.to_id AS other FROM shampoo_relations r
-        WHERE r.from_id IN (${sql.join(seeds)}) AND r.status = 'active'
+        WHERE r.from_id IN (${ids}) AND r.status = 'active'
       UNION
       SELECT r.to_id AS seed, r.from_id AS other FROM shampoo_relations r
-        WHERE r.to_id IN (${sql.join(seeds)}) AND r.status = 'active'
+        WHERE r.to_id IN (${ids}) AND r.status = 'active'
     ) n CROSS JOIN shampoo_entities e
-    WHERE e.id = n.other AND e.status = 'active' AND ${visibleSql("e", s)}
-    LIMIT ${limit * 8}`.execute(db);
+    WHERE e.id = n.other AND e.status = 'active' AND ${visibleSql("e", scopeMarks(s, m))}
+    LIMIT ${m.limit}`;
+    },
+    values,
+  );
   const seen = new Set<string>();
-  return rows.rows
+  return rows
     .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
     .filter((r) => !seen.has(r.id) && seen.add(r.id) !== undefined)
     .slice(0, limit);

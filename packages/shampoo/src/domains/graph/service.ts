@@ -62,8 +62,10 @@ export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Pro
   const now = ctx.clock.now();
   const s = graphScopeOf(ctx.caller);
   const pg = ctx.database.dialect === "postgres";
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const w: W = { ctx, trx, now, at: iso(now), pg, s, events: [] };
+  // Database.transaction: on SQLite the kernel's own BEGIN IMMEDIATE/COMMIT on the held
+  // connection (prepared() statements run on better-sqlite3 directly); Kysely's on PostgreSQL.
+  return ctx.database.transaction(async (trx) => {
+    const w: W = { ctx, trx: trx as Trx, now, at: iso(now), pg, s, events: [] };
     const out = await fn(w);
     await flushEvents(w);
     return out;
@@ -83,9 +85,10 @@ async function flushEvents(w: W): Promise<void> {
  * one snapshot; SQLite's read transaction already does).
  */
 export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
-  let tx = ctx.database.db.transaction();
-  if (ctx.database.dialect === "postgres") tx = tx.setIsolationLevel("repeatable read");
-  return tx.execute(fn);
+  if (ctx.database.dialect === "postgres")
+    return ctx.database.db.transaction().setIsolationLevel("repeatable read").execute(fn);
+  // SQLite: the kernel's transaction (search's compiled statements then skip Kysely's executor).
+  return ctx.database.transaction(fn);
 }
 
 /** The audited public shape of an entity row (history old/new). */
