@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { iso, type Transaction } from "kernel";
+import { iso, type Prepared, prepared, type Transaction } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import { type PendingEvent, recordEvents } from "../../store/history.ts";
@@ -246,12 +246,61 @@ async function addToFresh(w: W, entity: Entity, contents: string[]): Promise<str
     rows.push(await newObservation(w, entity, content, hash, rows.length + 1));
   }
   // 12 columns a row: 500 rows stay below SQLite's bound-parameter limit.
-  for (let i = 0; i < rows.length; i += 500)
-    await w.trx
-      .insertInto("shampoo_observations")
-      .values(rows.slice(i, i + 500))
-      .execute();
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    const insert = insertObservations(chunk.length);
+    if (insert) await insert.run(w.trx, observationValues(chunk));
+    else await w.trx.insertInto("shampoo_observations").values(chunk).execute();
+  }
   return rows.map((r) => r.id);
+}
+
+const OBSERVATION_COLUMNS = [
+  "id",
+  "entity_id",
+  "profile",
+  "content",
+  "content_hash",
+  "ord",
+  "status",
+  "created_at",
+  "created_by",
+  "voided_at",
+  "voided_by",
+  "last_event_id",
+] as const satisfies readonly (keyof Observation)[];
+
+/** Observation inserts of up to this many rows are compiled once per row count (prepared()). */
+const PREPARED_OBSERVATION_ROWS = 16;
+const observationInserts = new Map<number, Prepared<ShampooDB, Record<string, unknown>, unknown>>();
+
+/** The compiled multi-row INSERT of `n` observations (values named `c<row>_<column>`), if n is small. */
+function insertObservations(n: number): Prepared<ShampooDB, Record<string, unknown>, unknown> | undefined {
+  if (n > PREPARED_OBSERVATION_ROWS) return undefined;
+  let p = observationInserts.get(n);
+  if (!p) {
+    p = prepared<ShampooDB, Record<string, unknown>, unknown>((db, m) =>
+      db
+        .insertInto("shampoo_observations")
+        .values(
+          Array.from(
+            { length: n },
+            (_, r) =>
+              Object.fromEntries(OBSERVATION_COLUMNS.map((c) => [c, m[`c${r}_${c}`]])) as unknown as Observation,
+          ),
+        ),
+    );
+    observationInserts.set(n, p);
+  }
+  return p;
+}
+
+function observationValues(rows: Observation[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, r) => {
+    for (const c of OBSERVATION_COLUMNS) values[`c${r}_${c}`] = row[c];
+  });
+  return values;
 }
 
 /** Adds aliases not yet held; returns the entity's new alias_text when any was added. */
@@ -318,6 +367,31 @@ export function entityInput(e: Record<string, unknown>): EntityInput {
   };
 }
 
+/** A new entity row, or nothing when the name is taken (compiled once per database). */
+const insertEntity = prepared<ShampooDB, Entity, Entity>((db, m) =>
+  db
+    .insertInto("shampoo_entities")
+    .values({
+      id: m.id,
+      profile: m.profile,
+      project: m.project,
+      name: m.name,
+      name_norm: m.name_norm,
+      entity_type: m.entity_type,
+      alias_text: m.alias_text,
+      visibility: m.visibility,
+      status: m.status,
+      created_at: m.created_at,
+      created_by: m.created_by,
+      updated_at: m.updated_at,
+      voided_at: m.voided_at,
+      voided_by: m.voided_by,
+      last_event_id: m.last_event_id,
+    })
+    .onConflict((oc) => oc.columns(["profile", "name_norm"]).doNothing())
+    .returningAll(),
+);
+
 export interface CreateEntitiesResult {
   created: number;
   total_requested: number;
@@ -350,28 +424,23 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
       // waits for it to commit), and the name then resolves to that identity below.
       // The row carries the id of its create event from the start (no second write for it).
       const createEvent = randomUUID();
-      const inserted = await w.trx
-        .insertInto("shampoo_entities")
-        .values({
-          id: randomUUID(),
-          profile: caller.profile,
-          project: e.project,
-          name: e.name,
-          name_norm: e.norm,
-          entity_type: e.entityType,
-          alias_text: e.aliases.map((x) => x.alias).join("\n"),
-          visibility: e.visibility ?? "shared",
-          status: "active",
-          created_at: w.at,
-          created_by: caller.principal,
-          updated_at: w.at,
-          voided_at: null,
-          voided_by: null,
-          last_event_id: createEvent,
-        })
-        .onConflict((oc) => oc.columns(["profile", "name_norm"]).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const inserted = await insertEntity.first(w.trx, {
+        id: randomUUID(),
+        profile: caller.profile,
+        project: e.project,
+        name: e.name,
+        name_norm: e.norm,
+        entity_type: e.entityType,
+        alias_text: e.aliases.map((x) => x.alias).join("\n"),
+        visibility: e.visibility ?? "shared",
+        status: "active",
+        created_at: w.at,
+        created_by: caller.principal,
+        updated_at: w.at,
+        voided_at: null,
+        voided_by: null,
+        last_event_id: createEvent,
+      });
       if (inserted) {
         await event(
           w,
