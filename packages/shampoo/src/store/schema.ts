@@ -50,6 +50,26 @@ export interface TaskRow {
   last_event_id: string;
 }
 
+/**
+ * SQLite only (008): a narrow copy of the columns full-text reads filter and order by, keyed by
+ * the task's rowid (the FTS table's key), kept by triggers in the statement of every write.
+ */
+export type TaskFacetRow = Pick<
+  TaskRow,
+  | "id"
+  | "profile"
+  | "project"
+  | "title_norm"
+  | "type"
+  | "status"
+  | "priority"
+  | "section"
+  | "due_date"
+  | "parent_id"
+  | "created_at"
+  | "updated_at"
+> & { rid: number };
+
 export interface ClockRow {
   profile: string;
   clock: number;
@@ -63,10 +83,27 @@ export interface ClockRow {
 export interface FoundationDB {
   shampoo_history: HistoryRow;
   shampoo_tasks: TaskRow;
+  shampoo_tasks_facets: TaskFacetRow;
   shampoo_clocks: ClockRow;
 }
 
 export type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
+
+/** The columns of shampoo_tasks_facets besides its key (008). */
+export const FACET_COLUMNS = [
+  "id",
+  "profile",
+  "project",
+  "title_norm",
+  "type",
+  "status",
+  "priority",
+  "section",
+  "due_date",
+  "parent_id",
+  "created_at",
+  "updated_at",
+] as const;
 
 const foundationMigrations: Record<string, Up> = {
   async "001_history_and_tasks"(db, dialect) {
@@ -221,7 +258,7 @@ const foundationMigrations: Record<string, Up> = {
    * - live_due: live rows of one due date by those points: the best rows of a one-day band.
    * - live_kids: live subtasks by parent, with the default-order keys: "has an open subtask in
    *   the window" is one index probe.
-   * Plus shampoo_tasks_due_order for query_tasks (below).
+   * Plus shampoo_tasks_due_order for query_tasks and, on SQLite, shampoo_tasks_facets (below).
    * On PostgreSQL the tie-break text columns of the two band indexes are COLLATE "C", the order
    * the bands are read in (byte order, as ready.ts compares them).
    */
@@ -254,6 +291,36 @@ const foundationMigrations: Record<string, Up> = {
     // match (the filters' columns follow, as in shampoo_tasks_order). Partial like the others,
     // so only a query that writes the live predicate literally can use it: the planner (without
     // statistics for it) cannot pick it for another order.
+    // SQLite: full text joins every match to its task for the scope, status and other filters and
+    // the order's keys; a row of the task table is wide (bodies inline) and scattered, so the
+    // join reads a narrow copy instead: shampoo_tasks_facets, keyed by the same rowid as the FTS
+    // table and kept by triggers like it (same statement, same transaction as every write).
+    if (dialect === "sqlite") {
+      const cols = FACET_COLUMNS.join(", ");
+      const from = (row: string) => FACET_COLUMNS.map((c) => `${row}.${c}`).join(", ");
+      await sql
+        .raw(`CREATE TABLE shampoo_tasks_facets (rid INTEGER PRIMARY KEY, ${FACET_COLUMNS.join(" TEXT, ")} TEXT)`)
+        .execute(db);
+      await sql
+        .raw(`INSERT INTO shampoo_tasks_facets (rid, ${cols}) SELECT rowid, ${cols} FROM shampoo_tasks`)
+        .execute(db);
+      await sql
+        .raw(`CREATE TRIGGER shampoo_tasks_facets_ai AFTER INSERT ON shampoo_tasks BEGIN
+          INSERT INTO shampoo_tasks_facets (rid, ${cols}) VALUES (new.rowid, ${from("new")});
+        END`)
+        .execute(db);
+      await sql
+        .raw(`CREATE TRIGGER shampoo_tasks_facets_au AFTER UPDATE ON shampoo_tasks BEGIN
+          DELETE FROM shampoo_tasks_facets WHERE rid = old.rowid;
+          INSERT INTO shampoo_tasks_facets (rid, ${cols}) VALUES (new.rowid, ${from("new")});
+        END`)
+        .execute(db);
+      await sql
+        .raw(`CREATE TRIGGER shampoo_tasks_facets_ad AFTER DELETE ON shampoo_tasks BEGIN
+          DELETE FROM shampoo_tasks_facets WHERE rid = old.rowid;
+        END`)
+        .execute(db);
+    }
     await sql
       .raw(
         `CREATE INDEX shampoo_tasks_due_order ON shampoo_tasks (profile, (due_date IS NULL), due_date, ${rankSql()} DESC, created_at, id, status, type, project, section, priority, parent_id) ${live}`,

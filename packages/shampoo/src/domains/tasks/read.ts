@@ -20,7 +20,7 @@ import {
   shownRanked,
 } from "./ready.ts";
 import { heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
-import { scoped, scopedIds } from "./store.ts";
+import { scoped, scopedForText, scopedIds } from "./store.ts";
 
 /**
  * The read side of tasks and notes: query_tasks, find_by_title, task_digest, ready_context.
@@ -309,7 +309,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   const scope = scopeOf(ctx.caller);
   return readSnapshot(ctx, async (db) => {
     const base = (walking = false) =>
-      scoped(db, scope)
+      (fts ? scopedForText(db, dialect, scope) : scoped(db, scope))
         .$if(fts?.join !== undefined, (qb) =>
           qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
         )
@@ -588,7 +588,7 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
       // live first, then relevance, then most recently updated, then id. The cut sorts narrow
       // rows (id and keys); only the pool's rows are then read with their texts.
       const tail = [sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`];
-      const cut = scoped(db, scope)
+      const cut = scopedForText(db, dialect, scope)
         .$if(fts.join !== undefined, (qb) =>
           qb.innerJoin(fts.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts.on as Raw<boolean>)),
         )

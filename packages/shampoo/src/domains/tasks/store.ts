@@ -20,6 +20,19 @@ export function scoped(db: Db, scope: Scope) {
 }
 
 /**
+ * scoped() for a full-text read: on SQLite the narrow copy shampoo_tasks_facets (008; same rowid
+ * as the task and its FTS row, the columns filters and orders read) under the name
+ * `shampoo_tasks`, so every filter and order term reads it unchanged; PostgreSQL searches the
+ * task table itself (its tsvector is a column of the row).
+ */
+export function scopedForText(db: Db, dialect: DialectName, scope: Scope) {
+  if (dialect !== "sqlite") return scoped(db, scope);
+  const q = db.selectFrom("shampoo_tasks_facets as shampoo_tasks").where("profile", "=", scope.profile);
+  const narrowed = scope.projects === null && scope.untagged ? q : q.where(projectCondition(scope));
+  return narrowed as unknown as ReturnType<typeof scoped>;
+}
+
+/**
  * Visible tasks by id, read through the primary key. Without planner statistics SQLite takes
  * `profile = ?` for a very selective condition and would walk a whole profile's index range
  * instead of looking the ids up (200 ms instead of 2 ms for 500 ids at 100,000 tasks); the unary
