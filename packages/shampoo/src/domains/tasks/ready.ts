@@ -354,22 +354,25 @@ export function rankLive(input: ReadyInput): Ranked[] {
   const clk = clockwork(input.now);
   const ranked = input.live
     .filter((t) => !FINISHED.has(t.status) && (t.type === "task" || input.includeReadings))
-    .map((row): Ranked => {
-      const judgement = judge(row, input, clk);
-      return {
-        row,
-        ready_state: judgement.state,
-        score: judgement.score,
-        urgency: judgement.urgency,
-        judgement,
-        sort_position: 0,
-      };
-    })
+    .map((row) => judgeRow(row, input, clk))
     .sort(compare);
   ranked.forEach((r, i) => {
     r.sort_position = i;
   });
   return ranked;
+}
+
+/** One row judged for the ready order (sort_position is set once the list is sorted). */
+function judgeRow(row: ReadyRow, input: ReadyInput, clk: ReturnType<typeof clockwork>): Ranked {
+  const judgement = judge(row, input, clk);
+  return {
+    row,
+    ready_state: judgement.state,
+    score: judgement.score,
+    urgency: judgement.urgency,
+    judgement,
+    sort_position: 0,
+  };
 }
 
 /**
@@ -390,17 +393,7 @@ export function readyTopPage(
   const clk = clockwork(input.now);
   const limit = input.limit;
   if (candidates.length !== limit || total < candidates.length) return undefined;
-  const ranked = candidates.map((row): Ranked => {
-    const judgement = judge(row, input, clk);
-    return {
-      row,
-      ready_state: judgement.state,
-      score: judgement.score,
-      urgency: judgement.urgency,
-      judgement,
-      sort_position: 0,
-    };
-  });
+  const ranked = candidates.map((row) => judgeRow(row, input, clk));
   if (ranked.some((r) => r.ready_state !== "ready_now" || scores.get(r.row.id) !== r.score)) return undefined;
   ranked.sort(compare);
   const items = ranked.slice(0, limit).map((r, i) => buildRecord(r.row, input, r.judgement, i));
