@@ -2,14 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Kysely } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
-import {
-  buildReplay,
-  chainedHash,
-  GENESIS,
-  type PublicReplay,
-  type StoredEvent,
-  storedEvent,
-} from "../evidence/replay.ts";
+import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
@@ -338,9 +331,8 @@ export class ChamberService {
       await store.insertEvent.run(trx, event);
       const chain =
         event.hash === null
-          ? // An attempt entered before the chain was kept on write: rebuild it from its events.
-            buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), await this.storedEvents(trx, row.handle))
-          : { head: event.hash, events: { length: row.event_count + 1 } };
+          ? await this.rebuiltChain(trx, row, cardId)
+          : { head: event.hash, events: row.event_count + 1 };
       const card = this.cardBody(row, suite, room, verdict, cardId, now, chain);
       const sealed: AttemptRow = {
         ...row,
@@ -471,8 +463,11 @@ export class ChamberService {
     });
   }
 
-  private async storedEvents(trx: Trx, handle: string): Promise<StoredEvent[]> {
-    return (await store.selectEvents.rows(trx, { handle })).map(storedEvent);
+  /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
+  private async rebuiltChain(trx: Trx, row: AttemptRow, cardId: string): Promise<{ head: string; events: number }> {
+    const events = (await store.selectEvents.rows(trx, { handle: row.handle })).map(storedEvent);
+    const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), events);
+    return { head: replay.head, events: replay.events.length };
   }
 
   /** Operators set an attempt aside for review; it can still be sealed, to a quarantined card. */
@@ -606,7 +601,7 @@ export class ChamberService {
     verdict: Verdict,
     cardId: string,
     now: number,
-    replay: Pick<PublicReplay, "head"> & { events: { length: number } },
+    chain: { head: string; events: number },
   ): Record<string, unknown> {
     const id = JSON.parse(row.identity_json);
     const tally = suite.tally(room);
@@ -646,7 +641,7 @@ export class ChamberService {
         duration_ms: ended - Date.parse(row.created_at),
       },
       preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
-      replay: { head: replay.head, events: replay.events.length },
+      replay: chain,
     };
   }
 
