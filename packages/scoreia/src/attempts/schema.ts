@@ -1,4 +1,4 @@
-import type { DialectName, Kysely } from "kernel";
+import { type DialectName, type Kysely, sql } from "kernel";
 
 /** Row types of the Chamber's tables. JSON columns hold RFC 8259 text on both dialects. */
 export interface AttemptRow {
@@ -36,9 +36,23 @@ export interface AttemptRow {
    * attempts entered before migration 002, whose seal rebuilds the chain from the stored events.
    */
   chain_head: string | null;
+  /**
+   * The attempt's number in this store (1, 2, …), given at enter; its events are keyed by it
+   * (EventRow.id). Migration 003 numbered the attempts it found in order of creation. PostgreSQL
+   * returns it as a string (bigint): read it through `attemptNo()`.
+   */
+  attempt_no: number;
 }
 
+/** Events of one attempt occupy ids attempt_no × EVENT_KEY_SPAN + seq (seq < EVENT_KEY_SPAN). */
+export const EVENT_KEY_SPAN = 2 ** 20;
+
 export interface EventRow {
+  /**
+   * attempt_no × EVENT_KEY_SPAN + seq: one integer key, so an event is one row in one b-tree
+   * (SQLite: the rowid) and an attempt's events are one contiguous key range.
+   */
+  id: number;
   handle: string;
   seq: number;
   kind: string;
@@ -171,5 +185,45 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
   async "002_chain_head"(db) {
     await db.schema.alterTable("chamber_attempts").addColumn("chain_head", "text").execute();
     await db.schema.alterTable("chamber_events").addColumn("hash", "text").execute();
+  },
+  /**
+   * Events keyed by one integer (EventRow.id) instead of (handle, seq): on SQLite the primary key
+   * (handle, seq) was a second b-tree beside the table, so every event write dirtied two pages and
+   * two WAL frames (docs/chamber.md, Performance). Attempts get a number; events are copied over
+   * with their ids, nothing else changes.
+   */
+  async "003_event_keys"(db, dialect) {
+    await db.schema.alterTable("chamber_attempts").addColumn("attempt_no", "bigint").execute();
+    await sql`update chamber_attempts set attempt_no = n.no
+      from (select handle, row_number() over (order by created_at, handle) as no from chamber_attempts) as n
+      where n.handle = chamber_attempts.handle`.execute(db);
+    await db.schema.createIndex("chamber_attempts_no").unique().on("chamber_attempts").column("attempt_no").execute();
+    if (dialect === "postgres") {
+      await sql`create sequence chamber_attempt_no_seq`.execute(db);
+      await sql`select setval('chamber_attempt_no_seq', coalesce((select max(attempt_no) from chamber_attempts), 0) + 1, false)`.execute(
+        db,
+      );
+    }
+    await db.schema
+      .createTable("chamber_events_keyed")
+      // SQLite: "integer primary key" is the rowid itself, no separate index.
+      .addColumn("id", dialect === "postgres" ? "bigint" : "integer", (c) => c.primaryKey())
+      .addColumn("handle", "text", (c) => c.notNull().references("chamber_attempts.handle"))
+      .addColumn("seq", "integer", (c) => c.notNull())
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("action_index", "integer")
+      .addColumn("request_json", "text", (c) => c.notNull())
+      .addColumn("response_json", "text", (c) => c.notNull())
+      .addColumn("private_json", "text")
+      .addColumn("at", "text", (c) => c.notNull())
+      .addColumn("hash", "text")
+      .execute();
+    await sql`insert into chamber_events_keyed
+        (id, handle, seq, kind, action_index, request_json, response_json, private_json, at, hash)
+      select a.attempt_no * ${sql.lit(EVENT_KEY_SPAN)} + e.seq, e.handle, e.seq, e.kind, e.action_index,
+        e.request_json, e.response_json, e.private_json, e.at, e.hash
+      from chamber_events e join chamber_attempts a on a.handle = e.handle`.execute(db);
+    await db.schema.dropTable("chamber_events").execute();
+    await db.schema.alterTable("chamber_events_keyed").renameTo("chamber_events").execute();
   },
 };

@@ -132,6 +132,7 @@ export class ChamberService {
       verdict: null,
       card_id: null,
       chain_head: null,
+      attempt_no: 0, // numbered in the transaction that inserts it (nextAttemptNo); 0 is never valid
     };
     const out: Envelope = {
       ...this.envelope(row, suite, now),
@@ -145,9 +146,10 @@ export class ChamberService {
       participation_class: participation,
       publication_notice: notice,
     };
-    const event = this.eventRow(row, 0, "enter", null, args, out, null, now);
     await this.database.transaction(async (trx) => {
-      await store.insertAttempt.run(trx, { ...row, chain_head: event.hash });
+      const numbered = { ...row, attempt_no: await this.nextAttemptNo(trx) };
+      const event = this.eventRow(numbered, 0, "enter", null, args, out, null, now);
+      await store.insertAttempt.run(trx, { ...numbered, chain_head: event.hash });
       await store.insertEvent.run(trx, event);
     });
     return out;
@@ -465,7 +467,7 @@ export class ChamberService {
 
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
   private async rebuiltChain(trx: Trx, row: AttemptRow, cardId: string): Promise<{ head: string; events: number }> {
-    const events = (await store.selectEvents.rows(trx, { handle: row.handle })).map(storedEvent);
+    const events = (await store.selectEvents.rows(trx, store.eventRange(row))).map(storedEvent);
     const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), events);
     return { head: replay.head, events: replay.events.length };
   }
@@ -531,6 +533,15 @@ export class ChamberService {
       });
     }
     return row;
+  }
+
+  /** A number for a new attempt, inside the transaction that inserts it. */
+  private async nextAttemptNo(trx: Trx): Promise<number> {
+    const next =
+      this.database.dialect === "postgres"
+        ? await store.nextAttemptNoPostgres.first(trx, {})
+        : await store.nextAttemptNoSqlite.first(trx, {});
+    return Number(next?.no);
   }
 
   private checkPin(ctx: CallContext, bound: string): void {
@@ -697,6 +708,7 @@ export class ChamberService {
     now: number,
   ): EventRow {
     const stored: EventRow = {
+      id: store.eventKey(store.attemptNo(row), seq),
       handle: row.handle,
       seq,
       kind,

@@ -1,5 +1,5 @@
-import { prepared } from "kernel";
-import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
+import { prepared, sql } from "kernel";
+import { type AttemptRow, type CardRow, type ChamberDB, EVENT_KEY_SPAN, type EventRow } from "./schema.ts";
 
 /**
  * The statements of the attempt lifecycle's hot path (every action runs three of them), compiled
@@ -46,8 +46,10 @@ const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
   verdict: true,
   card_id: true,
   chain_head: true,
+  attempt_no: true,
 });
 const EVENT_COLUMNS = columnsOf<EventRow>({
+  id: true,
   handle: true,
   seq: true,
   kind: true,
@@ -129,9 +131,47 @@ export const insertEvent = prepared<ChamberDB, EventRow>((db, p) =>
   db.insertInto("chamber_events").values(pick(p, EVENT_COLUMNS)),
 );
 
-export const selectEvents = prepared<ChamberDB, { handle: string }, EventRow>((db, p) =>
-  db.selectFrom("chamber_events").selectAll().where("handle", "=", p.handle).orderBy("seq"),
+/** The attempt's number, as a JS number on both engines (PostgreSQL returns bigint as a string). */
+export function attemptNo(row: Pick<AttemptRow, "attempt_no">): number {
+  const n = Number(row.attempt_no);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`attempt has no valid attempt_no (${String(row.attempt_no)})`);
+  return n;
+}
+
+/** Event `seq` of attempt number `no`'s key (EventRow.id). */
+export function eventKey(no: number, seq: number): number {
+  if (!Number.isSafeInteger(seq) || seq < 0 || seq >= EVENT_KEY_SPAN) throw new Error(`event seq ${seq} out of range`);
+  return no * EVENT_KEY_SPAN + seq;
+}
+
+/** The next attempt number: the highest plus one under SQLite's write lock (BEGIN IMMEDIATE). */
+export const nextAttemptNoSqlite = prepared<ChamberDB, Record<string, never>, { no: number }>((db) =>
+  db.selectFrom("chamber_attempts").select(sql<number>`coalesce(max(attempt_no), 0) + 1`.as("no")),
 );
+
+/** The next attempt number from a sequence: concurrent PostgreSQL transactions never share one. */
+export const nextAttemptNoPostgres = prepared<ChamberDB, Record<string, never>, { no: string }>((db) =>
+  db.selectNoFrom(sql<string>`nextval('chamber_attempt_no_seq')`.as("no")),
+);
+
+/** What a replay reads of an event (its key only orders them). */
+export type StoredEventRow = Omit<EventRow, "id">;
+
+/** An attempt's events in order: the key range of its number. */
+export const selectEvents = prepared<ChamberDB, { lo: number; hi: number }, StoredEventRow>((db, p) =>
+  db
+    .selectFrom("chamber_events")
+    .select(["handle", "seq", "kind", "action_index", "request_json", "response_json", "private_json", "at", "hash"])
+    .where("id", ">=", p.lo)
+    .where("id", "<", p.hi)
+    .orderBy("id"),
+);
+
+/** selectEvents' range for one attempt. */
+export function eventRange(row: Pick<AttemptRow, "attempt_no">): { lo: number; hi: number } {
+  const no = attemptNo(row);
+  return { lo: no * EVENT_KEY_SPAN, hi: (no + 1) * EVENT_KEY_SPAN };
+}
 
 export const insertCard = prepared<ChamberDB, CardRow>((db, p) =>
   db.insertInto("chamber_cards").values(pick(p, CARD_COLUMNS)),

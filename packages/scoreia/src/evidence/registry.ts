@@ -1,6 +1,6 @@
 import { type Database, DomainError } from "kernel";
 import type { CardRow, ChamberDB } from "../attempts/schema.ts";
-import { selectEvents } from "../attempts/store.ts";
+import { eventRange, selectEvents } from "../attempts/store.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
@@ -142,11 +142,11 @@ export class CardRegistry {
     const card = await this.database.db
       .selectFrom("chamber_cards")
       .innerJoin("chamber_attempts", "chamber_attempts.handle", "chamber_cards.handle")
-      .select(["chamber_attempts.handle", "chamber_attempts.replay_salt", "chamber_cards.card_version"])
+      .select(["chamber_attempts.attempt_no", "chamber_attempts.replay_salt", "chamber_cards.card_version"])
       .where("chamber_cards.card_id", "=", cardId)
       .executeTakeFirst();
     if (card?.card_version !== "0.2") return null;
-    const events = await selectEvents.rows(this.database.db, { handle: card.handle });
+    const events = await selectEvents.rows(this.database.db, eventRange(card));
     // Only events up to and including the seal belong to the card's chain.
     const sealAt = events.findIndex((e) => e.kind === "seal");
     const chained = sealAt >= 0 ? events.slice(0, sealAt + 1) : events;

@@ -24,7 +24,7 @@ export interface StoredEvent {
 }
 
 /** A stored chamber_events row as the replay reads it. */
-export function storedEvent(row: EventRow): StoredEvent {
+export function storedEvent(row: Omit<EventRow, "id">): StoredEvent {
   return {
     seq: row.seq,
     kind: row.kind,

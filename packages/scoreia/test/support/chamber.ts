@@ -35,9 +35,15 @@ export const IDENTITY = {
  */
 export async function harness(
   dialect: DialectName,
-  opts: { config?: Partial<ChamberConfig>; clientName?: string; controlled?: boolean } = {},
+  opts: {
+    config?: Partial<ChamberConfig>;
+    clientName?: string;
+    controlled?: boolean;
+    /** An open database to use (it is migrated to the latest schema); a fresh one otherwise. */
+    db?: TestDb<ChamberDB>;
+  } = {},
 ): Promise<Harness> {
-  const db = await openTestDatabase<ChamberDB>(dialect);
+  const db = opts.db ?? (await openTestDatabase<ChamberDB>(dialect));
   await migrateChamber(db);
   const clock = new ManualClock("2026-11-30T12:00:00.000Z");
   const signer = new SwitchableSigner(LocalKeyring.ephemeral(clock));
