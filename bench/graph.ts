@@ -38,9 +38,15 @@
  *
  *   npm run bench -- graph [--sizes 1000,10000,100000] [--db sqlite,postgres] [--seed tables|import]
  *     [--calls 200] [--queries 200] [--target-queries 400] [--warmup 10] [--ref-seconds 60] [--no-write]
+ *     [--reuse NAME]
+ *
+ * --reuse NAME keeps the seeded SQLite store of each size as <tmpdir>/shampoo-graph-NAME-<size>.db
+ * and, when that file exists, copies it instead of seeding (100,000 entities take minutes to
+ * seed); the run works on the copy, so every run starts from the same graph. The reference's
+ * file is written anew each run (seconds). PostgreSQL is always seeded.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import os, { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -113,7 +119,7 @@ function rng(seed: number): () => number {
 }
 
 /** 30,000 random words of 3..10 letters, most frequent first, with Zipf(1.0) cumulative weights. */
-class Vocabulary {
+export class Vocabulary {
   readonly words: string[] = [];
   private readonly cum = new Float64Array(VOCAB);
   private readonly total: number;
@@ -174,7 +180,7 @@ interface Corpus {
   relations: Array<{ from: number; to: number; relationType: string }>;
 }
 
-function buildCorpus(vocab: Vocabulary, n: number): Corpus {
+export function buildCorpus(vocab: Vocabulary, n: number): Corpus {
   const r = rng(20261130);
   const entities: SeedEntity[] = [];
   const relations: Corpus["relations"] = [];
@@ -240,7 +246,7 @@ interface Query {
 }
 
 /** What an agent looks up: names, phrases it saw, topical and rare terms (see the header). */
-function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
+export function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
   const r = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const out: Query[] = [];
@@ -265,7 +271,7 @@ function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number)
  * included). Unlike that test, the words come from the corpus's own vocabulary (it drew them from
  * a second, different random vocabulary, so most of its word queries matched nothing).
  */
-function targetQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
+export function targetQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
   const r = rng(seed);
   const out: Query[] = [];
   for (let i = 0; i < count; i++) {
@@ -352,7 +358,7 @@ async function scalar(s: Shampoo, query: string): Promise<string> {
 }
 
 /** The fast path: rows straight into the tables (see the header). */
-async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<void> {
+export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<void> {
   const at = iso(Date.parse("2026-11-30T12:00:00Z"));
   const db = s.database.db;
   const batch = s.database.dialect === "sqlite" ? 2000 : 1000;
@@ -709,6 +715,7 @@ interface Options {
   targetQueries: number;
   warmup: number;
   refMs: number;
+  reuse?: string;
 }
 
 async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<SizeResult> {
@@ -735,19 +742,31 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
     // Seed every SHAMPOO store first (the SQLite one is also the stdio server's file).
     const seedTimes: SizeResult["seed"]["stores"] = {};
     for (const kind of o.dbs) {
+      const kept =
+        kind === "sqlite" && o.reuse !== undefined
+          ? join(tmpdir(), `shampoo-graph-${o.reuse}-${o.seed}-${size}.db`)
+          : undefined;
+      if (kept && existsSync(kept)) copyFileSync(kept, join(dir, `shampoo-${size}.db`));
       const store = await newStore(kind, dir, size);
       stores.set(kind, store);
       t = now();
       const s = await store.open();
+      const reused = kept !== undefined && existsSync(kept);
       try {
-        if (o.seed === "tables") await seedTables(s, corpus, `seed ${kind}`);
-        else await seedImport(s, refFile, `seed ${kind}`);
+        if (!reused) {
+          if (o.seed === "tables") await seedTables(s, corpus, `seed ${kind}`);
+          else await seedImport(s, refFile, `seed ${kind}`);
+        }
         await checkSeed(s, corpus);
       } finally {
         await s.close();
       }
+      // Closed: the WAL is checkpointed into the file, which is then all there is to keep.
+      if (kept && !reused) copyFileSync(store.location, kept);
       seedTimes[kind] = { seconds: round((now() - t) / 1000, 1), store: store.version };
-      log(`  seeded ${kind} (${o.seed}) in ${fmt((now() - t) / 1000, 1)} s, checked`);
+      log(
+        `  ${reused ? `reused ${kept}` : `seeded ${kind} (${o.seed})`} in ${fmt((now() - t) / 1000, 1)} s, checked${kept && !reused ? `; kept as ${kept}` : ""}`,
+      );
     }
 
     const result: SizeResult = {
@@ -1106,7 +1125,7 @@ function markdown(results: SizeResult[], machine: MachineInfo, meta: Sc, o: Opti
     `Seeding: ${seedLines.join(" · ")}.`,
     "",
     "Reproduce: `npm run bench -- graph` (options: --sizes 1000,10000,100000 --db sqlite,postgres --seed tables|import",
-    "--calls 200 --queries 200 --target-queries 400 --warmup 10 --ref-seconds 60 --no-write). Raw figures: the dated JSON next to this file.",
+    "--calls 200 --queries 200 --target-queries 400 --warmup 10 --ref-seconds 60 --no-write --reuse NAME). Raw figures: the dated JSON next to this file.",
     "",
   ].join("\n");
 }
@@ -1136,6 +1155,7 @@ export const benchmark: Benchmark = {
         warmup: { type: "string", default: "10" },
         "ref-seconds": { type: "string", default: "60" },
         "no-write": { type: "boolean", default: false },
+        reuse: { type: "string" },
       },
       strict: true,
     });
@@ -1153,6 +1173,10 @@ export const benchmark: Benchmark = {
       refMs: Number(values["ref-seconds"]) * 1000,
     };
     if (!(o.refMs > 0)) throw new Error("--ref-seconds takes seconds");
+    if (values.reuse !== undefined) {
+      if (!/^[a-z0-9_]+$/.test(values.reuse)) throw new Error("--reuse takes a name of a-z, 0-9 and _");
+      o.reuse = values.reuse;
+    }
 
     const machine = machineInfo();
     const startedAt = new Date().toISOString();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { iso, type Transaction } from "kernel";
+import { iso, type Prepared, prepared, type Transaction } from "kernel";
 import type { Caller } from "../access/caller.ts";
 import type { ShampooDB } from "./schema.ts";
 
@@ -80,21 +80,71 @@ export async function recordEvents(
     source_json: sourceJson,
   }));
   // 15 columns a row: 100 rows stay far below SQLite's bound-parameter limit.
-  for (let i = 0; i < rows.length; i += 100)
-    await trx
-      .insertInto("shampoo_history")
-      .values(rows.slice(i, i + 100))
-      .execute();
+  for (let i = 0; i < rows.length; i += HISTORY_BATCH) {
+    const batch = rows.slice(i, i + HISTORY_BATCH);
+    const values: Record<string, unknown> = {};
+    batch.forEach((row, k) => {
+      for (const c of HISTORY_COLUMNS) values[`${c}${k}`] = row[c];
+    });
+    await insertHistory(batch.length).run(trx, values);
+  }
 }
+
+const HISTORY_BATCH = 100;
+const HISTORY_COLUMNS = [
+  "event_id",
+  "profile",
+  "principal",
+  "role",
+  "session_id",
+  "clock",
+  "at",
+  "entity_kind",
+  "entity_id",
+  "action",
+  "old_json",
+  "new_json",
+  "payload_json",
+  "parent_event_id",
+  "source_json",
+] as const;
+
+/**
+ * The multi-row history INSERT of `n` rows, compiled once per row count and database (kernel
+ * prepared(): Kysely's builder and compiler cost more than running the statement on SQLite);
+ * value `${column}${k}` is column of row k.
+ */
+const historyInserts = new Map<number, Prepared<ShampooDB, Record<string, unknown>, unknown>>();
+function insertHistory(n: number): Prepared<ShampooDB, Record<string, unknown>, unknown> {
+  let p = historyInserts.get(n);
+  if (!p) {
+    p = prepared<ShampooDB, Record<string, unknown>, unknown>((db, m) =>
+      db.insertInto("shampoo_history").values(
+        Array.from({ length: n }, (_, k) => {
+          const row: Record<string, unknown> = {};
+          for (const c of HISTORY_COLUMNS) row[c] = m[`${c}${k}`];
+          return row as never;
+        }),
+      ),
+    );
+    historyInserts.set(n, p);
+  }
+  return p;
+}
+
+/** The clock bump (INSERT … ON CONFLICT … RETURNING), compiled once per database. */
+const bumpClock = prepared<ShampooDB, { profile: string; by: number }, { clock: number | string | bigint }>((db, p) =>
+  db
+    .insertInto("shampoo_clocks")
+    .values({ profile: p.profile, clock: p.by })
+    .onConflict((oc) => oc.column("profile").doUpdateSet((eb) => ({ clock: eb("shampoo_clocks.clock", "+", p.by) })))
+    .returning("clock"),
+);
 
 /** Bumps the profile's clock by `by`; returns its new value (the last of the `by` values taken). */
 async function nextClock(trx: Transaction<ShampooDB>, profile: string, by = 1): Promise<number> {
   // One statement, race-free on both engines (INSERT … ON CONFLICT … RETURNING).
-  const row = await trx
-    .insertInto("shampoo_clocks")
-    .values({ profile, clock: by })
-    .onConflict((oc) => oc.column("profile").doUpdateSet((eb) => ({ clock: eb("shampoo_clocks.clock", "+", by) })))
-    .returning("clock")
-    .executeTakeFirstOrThrow();
+  const row = await bumpClock.first(trx, { profile, by });
+  if (!row) throw new Error("clock bump returned no row");
   return Number(row.clock);
 }

@@ -1,4 +1,4 @@
-import { iso, prepared } from "kernel";
+import { iso, type Kysely, prepared } from "kernel";
 import type { ShampooCtx } from "../../context.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 
@@ -26,8 +26,16 @@ const insertNote = prepared<
  * history: reads are not mutations, so they never touch shampoo_history or the profile clock.
  */
 export async function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): Promise<void> {
+  await noteAccessOn(ctx.database.db, ctx, tool, entityIds);
+}
+
+/**
+ * noteAccess on a given connection: inside a SQLite read transaction (service.ts readNoted) the
+ * prepared INSERT runs there, on better-sqlite3 directly. Failures are swallowed all the same.
+ */
+export async function noteAccessOn(db: Kysely<ShampooDB>, ctx: ShampooCtx, tool: string, entityIds: string[]) {
   try {
-    await insertNote.run(ctx.database.db, {
+    await insertNote.run(db, {
       profile: ctx.caller.profile,
       principal: ctx.caller.principal,
       session_id: ctx.source.session ?? null,

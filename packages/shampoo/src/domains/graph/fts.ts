@@ -198,6 +198,144 @@ export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, pr
   return rows.map((x) => ({ ...x, probe: Number(x.probe) }));
 }
 
+/** The prefix expansions of one search: per index, the words its prefix term covers (see prefixWords). */
+export interface Expansions {
+  entities: string[] | null;
+  observations: string[] | null;
+}
+
+const NO_EXPANSIONS: Expansions = { entities: null, observations: null };
+
+/**
+ * SQLite: the prefix expansions of both word indexes in one statement (the entity index's, and
+ * the observation index's when `observations`), exactly what prefixWords gives for each. Null
+ * expansions when there is no prefix term, on PostgreSQL, or for a non-ASCII prefix.
+ */
+export async function prefixExpansions(
+  db: Db,
+  dialect: DialectName,
+  prefix: string | null,
+  observations: boolean,
+): Promise<Expansions> {
+  if (dialect !== "sqlite" || prefix === null || !ASCII_WORD.test(prefix)) return NO_EXPANSIONS;
+  const rows = await compiledRows<{ v: number; term: string }>(
+    db,
+    `vocab2:${observations ? 2 : 1}`,
+    (m) => {
+      const one = (v: number, vocab: string) =>
+        sql`SELECT ${sql.raw(String(v))} AS v, term FROM (SELECT term FROM ${sql.table(vocab)}
+          WHERE term >= ${m.from} AND term < ${m.to} LIMIT ${m.limit})`;
+      return observations
+        ? sql`${one(0, "shampoo_entities_fts_vocab")} UNION ALL ${one(1, "shampoo_observations_fts_vocab")}`
+        : one(0, "shampoo_entities_fts_vocab");
+    },
+    { from: `${prefix}\u0001`, to: `${prefix}\u{10FFFF}`, limit: PREFIX_WORDS },
+  );
+  const words = (v: number): string[] | null => {
+    const covered = rows.filter((r) => Number(r.v) === v).map((r) => r.term);
+    return covered.length >= PREFIX_WORDS ? null : [prefix, ...covered];
+  };
+  return { entities: words(0), observations: observations ? words(1) : null };
+}
+
+/** Probe tags of observation rows in a pool statement: OBS_TAG + the probe's index. */
+export const OBS_TAG = 1000;
+
+/** A row of a pool statement: an entity row (obs_id null, probe < OBS_TAG) or an observation row. */
+export type PoolRow = Tagged<
+  EntityHit & { obs_id: string | null; entity_id: string; ord: number; head: string; len: number }
+>;
+
+/**
+ * Entity probes and observation probes in ONE statement (UNION ALL of the limited subqueries of
+ * entityHits and observationHits, the entity columns padded with NULLs): the same rows, in the
+ * same order, as those two functions give, one statement instead of two. Entity probe i is tagged
+ * `from + i`, observation probe i `OBS_TAG + from + i`.
+ */
+export async function poolHits(
+  db: Db,
+  dialect: DialectName,
+  s: GraphScope,
+  entityProbes: Limited[],
+  obsProbes: Limited[],
+  from: number,
+  words: Expansions,
+): Promise<{ entities: Tagged<EntityHit>[]; observations: Tagged<ObservationHit>[] }> {
+  const entities: Tagged<EntityHit>[] = [];
+  const observations: Tagged<ObservationHit>[] = [];
+  if (entityProbes.length + obsProbes.length === 0) return { entities, observations };
+  const scope = scopeShape(s);
+  const values: Record<string, unknown> = { ...scope.values, head: HEAD_CHARS };
+  const sqlite = dialect === "sqlite";
+  entityProbes.forEach((l, i) => {
+    values[`ematch${i}`] = sqlite ? fts5Expr(l.probe, words.entities) : tsqueryExpr(l.probe);
+    values[`elimit${i}`] = l.limit;
+  });
+  obsProbes.forEach((l, i) => {
+    values[`omatch${i}`] = sqlite ? fts5Expr(l.probe, words.observations) : tsqueryExpr(l.probe);
+    values[`olimit${i}`] = l.limit;
+  });
+  const rows = await compiledRows<PoolRow>(
+    db,
+    `pool:${dialect}:${entityProbes.length}:${obsProbes.length}:${from}:${scope.key}`,
+    (m) => {
+      const ms = scopeMarks(s, m);
+      const tag = (n: number) => sql.raw(sqlite ? String(n) : `${n}::int`);
+      const noObs = sql.raw(
+        sqlite
+          ? "NULL AS obs_id, NULL AS entity_id, NULL AS ord, NULL AS head, NULL AS len"
+          : "NULL::text AS obs_id, NULL::text AS entity_id, NULL::int AS ord, NULL::text AS head, NULL::int AS len",
+      );
+      const ent = (_l: Limited, i: number) =>
+        sqlite
+          ? sql`SELECT * FROM (SELECT ${tag(from + i)} AS probe, ${noObs}, ${ENTITY_COLS}
+          FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
+          WHERE shampoo_entities_fts MATCH ${m[`ematch${i}`]} AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${m[`elimit${i}`]})`
+          : sql`(SELECT ${tag(from + i)} AS probe, ${noObs}, ${ENTITY_COLS} FROM shampoo_entities e
+          WHERE e.search @@ to_tsquery('simple', ${m[`ematch${i}`]}) AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${m[`elimit${i}`]})`;
+      const obsCols = (i: number) => sql`${tag(OBS_TAG + from + i)} AS probe, o.id AS obs_id, o.entity_id, o.ord,
+          substr(o.content, 1, ${m.head}) AS head, length(o.content) AS len, ${ENTITY_COLS}`;
+      const obs = (_l: Limited, i: number) =>
+        sqlite
+          ? sql`SELECT * FROM (SELECT ${obsCols(i)}
+          FROM shampoo_observations_fts
+          JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
+          JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE shampoo_observations_fts MATCH ${m[`omatch${i}`]}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${m[`olimit${i}`]})`
+          : sql`(SELECT ${obsCols(i)}
+          FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE o.search @@ to_tsquery('simple', ${m[`omatch${i}`]}) AND o.profile = ${ms.profile}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${m[`olimit${i}`]})`;
+      return sql`${sql.join([...entityProbes.map(ent), ...obsProbes.map(obs)], sql` UNION ALL `)}`;
+    },
+    values,
+  );
+  for (const r of rows) {
+    const probe = Number(r.probe);
+    if (probe < OBS_TAG) {
+      entities.push({
+        id: r.id,
+        name: r.name,
+        name_norm: r.name_norm,
+        entity_type: r.entity_type,
+        project: r.project,
+        alias_text: r.alias_text,
+        probe,
+      });
+    } else {
+      r.probe = probe - OBS_TAG;
+      r.len = Number(r.len);
+      observations.push(r as Tagged<ObservationHit>);
+    }
+  }
+  return { entities, observations };
+}
+
 /** The bound values of a batch of probes: each one's match expression and row limit. */
 function probeValues(dialect: DialectName, probes: Limited[], words: string[] | null): Record<string, unknown> {
   const values: Record<string, unknown> = {};

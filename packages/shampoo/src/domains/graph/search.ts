@@ -1,10 +1,8 @@
 import type { DialectName } from "kernel";
 import { canSee, projectValue } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { noteAccess } from "./access.ts";
 import {
   type EntityHit,
-  entityHits,
   firstObservations,
   fullTexts,
   HEAD_CHARS,
@@ -12,15 +10,15 @@ import {
   type Limited,
   neighbours,
   type ObservationHit,
-  observationHits,
-  type PrefixCache,
   type Probe,
+  poolHits,
+  prefixExpansions,
   projectListing,
   substringPool,
 } from "./fts.ts";
 import { fold, formsOf, normalizeName, type ParsedQuery, parseQuery, termHits } from "./model.ts";
 import type { Entity } from "./schema.ts";
-import { inRead } from "./service.ts";
+import { inRead, readNoted } from "./service.ts";
 import { type Db, type GraphScope, graphScopeOf, liveSql, observationsOf } from "./store.ts";
 
 /**
@@ -91,6 +89,8 @@ interface Candidate {
   hits: Hit[];
   entityHits: number;
   fieldHit: boolean;
+  /** No hit holds a query term: the entity shows its first observations (heads) instead. */
+  plain?: boolean;
 }
 
 /** Unicode code points of a string: what "characters" means for the wire budget. */
@@ -130,7 +130,12 @@ export function excerpt(text: string, first: number, complete: boolean): string 
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
-function fieldScore(c: Candidate, q: ParsedQuery, obsFound: Set<string>): { score: number; fieldHit: boolean } {
+function fieldScore(
+  c: Candidate,
+  q: ParsedQuery,
+  whole: string,
+  obsFound: Set<string>,
+): { score: number; fieldHit: boolean } {
   const name = termHits(c.name, q.terms, q.prefix).found;
   const alias = termHits(c.alias_text, q.terms, q.prefix).found;
   const type = termHits(c.entity_type, q.terms, q.prefix).found;
@@ -147,7 +152,6 @@ function fieldScore(c: Candidate, q: ParsedQuery, obsFound: Set<string>): { scor
       (inType ? WEIGHTS.type : 0) +
       (obsFound.has(t) ? WEIGHTS.observation : 0);
   }
-  const whole = normalizeName(q.raw);
   if (whole === c.name_norm) score += WEIGHTS.exactName;
   else if (c.alias_text !== "" && c.alias_text.split("\n").some((a) => normalizeName(a) === whole))
     score += WEIGHTS.exactAlias;
@@ -197,30 +201,46 @@ async function retrieve(
   // The all-terms probes run first. A per-term probe only fills what the all-terms probe left:
   // when the all-terms probe overflows its limit, the pool is full and already marked capped, so
   // its per-term probes could change nothing and are not run (a common term's probe is the
-  // expensive one).
-  const cache: PrefixCache = new Map();
-  const ents = await entityHits(db, dialect, s, entityProbes.slice(0, 1), cache);
-  const next = <T extends { probe: number }>(rows: T[]) => rows.map((r) => ({ ...r, probe: r.probe + 1 }));
-  if (ents.length <= ENTITY_POOL) ents.push(...next(await entityHits(db, dialect, s, entityProbes.slice(1), cache)));
-  const obs = await observationHits(db, dialect, s, obsProbes.slice(0, 1), cache);
-  if (obs.length <= OBS_POOL) obs.push(...next(await observationHits(db, dialect, s, obsProbes.slice(1), cache)));
+  // expensive one). The entity and observation probes of each step share one statement, and
+  // the prefix's expansions in both vocabularies are read once, in one statement, up front.
+  const words = await prefixExpansions(
+    db,
+    dialect,
+    q.prefix !== null && q.terms.includes(q.prefix) ? q.prefix : null,
+    !wordsOnly,
+  );
+  const first = await poolHits(db, dialect, s, entityProbes.slice(0, 1), obsProbes.slice(0, 1), 0, words);
+  const ents = first.entities;
+  const obs = first.observations;
+  const moreEntities = ents.length <= ENTITY_POOL ? entityProbes.slice(1) : [];
+  const moreObs = obs.length <= OBS_POOL ? obsProbes.slice(1) : [];
+  if (moreEntities.length + moreObs.length > 0) {
+    const more = await poolHits(db, dialect, s, moreEntities, moreObs, 1, words);
+    for (const e of more.entities) ents.push(e);
+    for (const o of more.observations) obs.push(o);
+  }
   let capped = false;
   const entities = new Map<string, EntityHit>();
   const observations = new Map<string, ObservationHit>();
   // Rows of the all-terms probe first, then the per-term probes in order.
-  for (let i = 0; i < entityProbes.length; i++) {
-    const rows = ents.filter((e) => e.probe === i);
-    const limit = (entityProbes[i] as Limited).limit - 1;
-    if (rows.length > limit) capped = true;
-    for (const e of rows.slice(0, limit)) if (entities.size < ENTITY_POOL && !entities.has(e.id)) entities.set(e.id, e);
-  }
-  for (let i = 0; i < obsProbes.length; i++) {
-    const rows = obs.filter((o) => o.probe === i);
-    const limit = (obsProbes[i] as Limited).limit - 1;
-    if (rows.length > limit) capped = true;
-    for (const o of rows.slice(0, limit))
-      if (observations.size < OBS_POOL && !observations.has(o.obs_id)) observations.set(o.obs_id, o);
-  }
+  const take = <T extends { probe: number }>(rows: T[], probes: Limited[], keep: (row: T) => void) => {
+    rows.sort((x, y) => x.probe - y.probe); // stable: each probe's own order is kept
+    const counts = new Array<number>(probes.length).fill(0);
+    for (const r of rows) {
+      const limit = (probes[r.probe] as Limited).limit - 1;
+      if (++(counts[r.probe] as number) > limit) {
+        capped = true;
+        continue;
+      }
+      keep(r);
+    }
+  };
+  take(ents, entityProbes, (e) => {
+    if (entities.size < ENTITY_POOL && !entities.has(e.id)) entities.set(e.id, e);
+  });
+  take(obs, obsProbes, (o) => {
+    if (observations.size < OBS_POOL && !observations.has(o.obs_id)) observations.set(o.obs_id, o);
+  });
   return { entities: [...entities.values()], observations: [...observations.values()], capped };
 }
 
@@ -267,6 +287,7 @@ async function gather(ctx: ShampooCtx, db: Db, s: GraphScope, q: ParsedQuery): P
     hits: [],
     entityHits: 0,
     fieldHit: false,
+    plain: false,
   });
 
   if (q.status === "blank") {
@@ -297,9 +318,10 @@ async function gather(ctx: ShampooCtx, db: Db, s: GraphScope, q: ParsedQuery): P
       c.entityHits++;
       if (c.hits.length < OBS_PER_ENTITY) c.hits.push(toHit(h, q));
     }
+    const whole = normalizeName(q.raw); // the whole query as a name (exact-name and exact-alias bonuses)
     for (const c of byId.values()) {
       const obsFound = new Set(c.hits.flatMap((h) => [...h.found]));
-      const f = fieldScore(c, q, obsFound);
+      const f = fieldScore(c, q, whole, obsFound);
       c.fieldHit = f.fieldHit;
       c.score = round3(f.score + Math.min(0.5, 0.1 * c.entityHits));
     }
@@ -352,22 +374,34 @@ async function gather(ctx: ShampooCtx, db: Db, s: GraphScope, q: ParsedQuery): P
       Object.assign(h, { text: full, complete: true, found: th.found, first: th.first });
     }
   }
-  const plain = candidates.filter((c) => c.hits.every((h) => h.found.size === 0)).map((c) => c.id);
-  const heads = await firstObservations(db, dialect, plain, PLAIN_WINDOWS);
+  // Candidates whose hits hold query terms show those; the others ("plain") show their first
+  // observations, read later (loadHeads) and only for the candidates the pack can reach.
+  for (const c of candidates) {
+    if (c.hits.some((h) => h.found.size > 0)) {
+      c.hits = c.hits.filter((h) => h.found.size > 0).sort((x, y) => x.ord - y.ord);
+    } else {
+      c.hits = [];
+      c.plain = true;
+    }
+  }
+  return { candidates, degraded, refills: refill.length, ...(jump === undefined ? {} : { jump }) };
+}
+
+/** The first PLAIN_WINDOWS live observations of these plain candidates become their hits. */
+async function loadHeads(db: Db, dialect: DialectName, plain: Candidate[]): Promise<void> {
+  const heads = await firstObservations(
+    db,
+    dialect,
+    plain.map((c) => c.id),
+    PLAIN_WINDOWS,
+  );
   const headsOf = new Map<string, HeadRow[]>();
   for (const h of heads) {
     const list = headsOf.get(h.entity_id) ?? [];
     list.push(h);
     headsOf.set(h.entity_id, list);
   }
-  for (const c of candidates) {
-    if (c.hits.some((h) => h.found.size > 0)) {
-      c.hits = c.hits.filter((h) => h.found.size > 0).sort((x, y) => x.ord - y.ord);
-    } else {
-      c.hits = (headsOf.get(c.id) ?? []).map((h) => toHit(h, null));
-    }
-  }
-  return { candidates, degraded, refills: refill.length, ...(jump === undefined ? {} : { jump }) };
+  for (const c of plain) c.hits = (headsOf.get(c.id) ?? []).map((h) => toHit(h, null));
 }
 
 function evidenceStatus(c: Candidate): EvidenceStatus {
@@ -383,31 +417,58 @@ export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): 
   // `project` is accepted for compatibility and deliberately unused: it neither narrows nor boosts.
   const q = parseQuery(query);
   const s = graphScopeOf(ctx.caller);
-  const g = await inRead(ctx, (db) => gather(ctx, db, s, q));
-
-  const records = g.candidates.map((c) => {
-    const status = evidenceStatus(c);
-    return {
-      name: c.name,
-      entityType: c.entity_type,
-      observations: c.hits.map((h) => excerpt(h.text, h.first, h.complete)),
-      ...(c.project === null ? {} : { project: c.project }),
-      _evidence_status: status,
-    };
+  // The pack runs inside the read: the first observations of plain candidates are read only for
+  // the candidates the budget can reach (loadHeads).
+  return readNoted(ctx, "search_nodes", async (db) => {
+    const g = await gather(ctx, db, s, q);
+    const packed = await pack(db, ctx.database.dialect, g, query, q, budget);
+    return { ids: g.candidates.slice(0, packed.returned).map((c) => c.id), result: packed.result };
   });
+}
+
+interface SearchRecord {
+  name: string;
+  entityType: string;
+  observations: string[];
+  project?: string;
+  _evidence_status: EvidenceStatus;
+}
+
+function toRecord(c: Candidate): SearchRecord {
+  return {
+    name: c.name,
+    entityType: c.entity_type,
+    observations: c.hits.map((h) => excerpt(h.text, h.first, h.complete)),
+    ...(c.project === null ? {} : { project: c.project }),
+    _evidence_status: evidenceStatus(c),
+  };
+}
+
+/** Packs the candidates in rank order under the budget (see the module comment and docs). */
+async function pack(
+  db: Db,
+  dialect: DialectName,
+  g: Gathered,
+  query: string,
+  q: ParsedQuery,
+  budget: number,
+): Promise<{ result: Record<string, unknown>; returned: number }> {
+  const candidates = g.candidates;
   const degraded = [...g.degraded];
-  if (records.some((r) => r._evidence_status === "not_located")) degraded.push("evidence_not_located");
+  const statuses = candidates.map(evidenceStatus);
+  if (statuses.includes("not_located")) degraded.push("evidence_not_located");
+  const considered = candidates.length;
 
   const accounting = (returned: number, observations: number): Accounting => {
-    const truncated = returned < records.length;
+    const truncated = returned < considered;
     return {
-      entities_considered: records.length,
+      entities_considered: considered,
       entities_returned: returned,
       observations_returned: observations,
       truncated,
       budget_wire_chars: budget,
       wire_chars: 0,
-      status: records.length === 0 ? "no_results" : truncated ? "truncated" : degraded.length > 0 ? "degraded" : "ok",
+      status: considered === 0 ? "no_results" : truncated ? "truncated" : degraded.length > 0 ? "degraded" : "ok",
       degraded,
       ...(g.jump === undefined ? {} : { jump: g.jump }),
       refills: g.refills,
@@ -416,29 +477,62 @@ export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): 
       stopword_list: q.stopwords,
     };
   };
+  const envelope = (acct: Accounting) => charCount(JSON.stringify({ entities: [], query, _accounting: acct }));
   // The size of the whole serialized result: the envelope with no entities plus each entity's
   // JSON and its separating comma. wire_chars sits inside what it measures, so it is settled by
   // a fixpoint (its own digits can change the length it reports).
   const settle = (acct: Accounting, entityChars: number): Accounting => {
     for (let i = 0; i < 8; i++) {
-      const size = charCount(JSON.stringify({ entities: [], query, _accounting: acct })) + entityChars;
+      const size = envelope(acct) + entityChars;
       if (size === acct.wire_chars) break;
       acct.wire_chars = size;
     }
     return acct;
   };
+
+  // Which candidates the pack can reach at all: a plain candidate's record without its
+  // observations, and the smallest envelope (status "ok", truncated true, every count 0), are
+  // lower bounds of their sizes; the first candidate whose lower-bound prefix exceeds the budget
+  // is never packed, nor is any after it. Only the plain candidates before it get their heads.
+  const sizeOf = (r: SearchRecord) => charCount(JSON.stringify(r));
+  const records: SearchRecord[] = candidates.map(toRecord);
+  const sizes = records.map(sizeOf);
+  let reach = considered;
+  let low = envelope({ ...accounting(0, 0), truncated: true, status: "ok" });
+  for (let i = 0; i < considered; i++) {
+    low += (sizes[i] as number) + (i > 0 ? 1 : 0);
+    if (low > budget) {
+      reach = i;
+      break;
+    }
+  }
+  const plain = candidates.slice(0, reach).filter((c) => c.plain);
+  if (plain.length > 0) {
+    await loadHeads(db, dialect, plain);
+    for (let i = 0; i < reach; i++) {
+      if (!(candidates[i] as Candidate).plain) continue;
+      records[i] = toRecord(candidates[i] as Candidate);
+      sizes[i] = sizeOf(records[i] as SearchRecord);
+    }
+  }
+
   // An upper bound of the envelope's size whatever the pack becomes (every count at its largest,
   // the longest status, a wire_chars longer than any result): while the entities packed so far
   // plus this bound fit the budget, the exact fixpoint is not needed to know that they fit.
-  const bound = { ...accounting(records.length, 0), truncated: false, status: "no_results" as const };
-  bound.observations_returned = records.reduce((n, r) => n + r.observations.length, 0);
+  // Candidates past the reach have no heads loaded: they count PLAIN_WINDOWS each.
+  const bound = { ...accounting(considered, 0), truncated: false, status: "no_results" as const };
+  bound.observations_returned = records.reduce(
+    (n, r, i) => n + (i >= reach && (candidates[i] as Candidate).plain ? PLAIN_WINDOWS : r.observations.length),
+    0,
+  );
   bound.wire_chars = Number.MAX_SAFE_INTEGER;
-  const envelopeBound = charCount(JSON.stringify({ entities: [], query, _accounting: bound }));
-  const packed: typeof records = [];
+  const envelopeBound = envelope(bound);
+  const packed: SearchRecord[] = [];
   let entityChars = 0;
   let observations = 0;
-  for (const r of records) {
-    const size = charCount(JSON.stringify(r)) + (packed.length > 0 ? 1 : 0);
+  for (let i = 0; i < reach; i++) {
+    const r = records[i] as SearchRecord;
+    const size = (sizes[i] as number) + (packed.length > 0 ? 1 : 0);
     const fits =
       envelopeBound + entityChars + size <= budget ||
       settle(accounting(packed.length + 1, observations + r.observations.length), entityChars + size).wire_chars <=
@@ -448,13 +542,10 @@ export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): 
     entityChars += size;
     observations += r.observations.length;
   }
-  const result = { entities: packed, query, _accounting: settle(accounting(packed.length, observations), entityChars) };
-  await noteAccess(
-    ctx,
-    "search_nodes",
-    g.candidates.slice(0, packed.length).map((c) => c.id),
-  );
-  return result;
+  return {
+    result: { entities: packed, query, _accounting: settle(accounting(packed.length, observations), entityChars) },
+    returned: packed.length,
+  };
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import type { ShampooCtx } from "../../context.ts";
 import { type PendingEvent, recordEvents } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
-import { noteAccess } from "./access.ts";
+import { noteAccess, noteAccessOn } from "./access.ts";
 import {
   checkName,
   checkVisibility,
@@ -89,6 +89,38 @@ export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Pr
     return ctx.database.db.transaction().setIsolationLevel("repeatable read").execute(fn);
   // SQLite: the kernel's transaction (search's compiled statements then skip Kysely's executor).
   return ctx.database.transaction(fn);
+}
+
+/**
+ * A read with its best-effort access note (access.ts): `fn` reads and returns the result with the
+ * ids of the entities it returned. On SQLite the note is written inside the read's own
+ * transaction, after the read (the kernel's transaction holds the write lock already, BEGIN
+ * IMMEDIATE): one commit, instead of a second statement autocommitted through Kysely's executor.
+ * A failing note is swallowed there too, and should it leave the transaction unable to commit,
+ * the read's result stands all the same (the read wrote nothing else). On PostgreSQL the note is
+ * its own statement after the REPEATABLE READ transaction (an error inside would abort it).
+ */
+export async function readNoted<T>(
+  ctx: ShampooCtx,
+  tool: string,
+  fn: (db: Db) => Promise<{ ids: string[]; result: T }>,
+): Promise<T> {
+  if (ctx.database.dialect !== "sqlite") {
+    const out = await inRead(ctx, fn);
+    await noteAccess(ctx, tool, out.ids);
+    return out.result;
+  }
+  let out: { ids: string[]; result: T } | undefined;
+  try {
+    await ctx.database.transaction(async (db) => {
+      const read = await fn(db);
+      out = read;
+      await noteAccessOn(db, ctx, tool, read.ids);
+    });
+  } catch (e) {
+    if (out === undefined) throw e;
+  }
+  return (out as { ids: string[]; result: T }).result;
 }
 
 /** The audited public shape of an entity row (history old/new). */
@@ -768,7 +800,7 @@ export async function openNodes(ctx: ShampooCtx, a: Record<string, unknown>) {
     const norm = normalizeName(n);
     if (norm && !norms.includes(norm)) norms.push(norm);
   }
-  const out = await inRead(ctx, async (db) => {
+  return readNoted(ctx, "open_nodes", async (db) => {
     const live = await liveByNorms(db, s, norms);
     const opened = norms.map((n) => live.get(n)).filter((e): e is Entity => e !== undefined);
     const ids = opened.map((e) => e.id);
@@ -787,8 +819,6 @@ export async function openNodes(ctx: ShampooCtx, a: Record<string, unknown>) {
       },
     };
   });
-  await noteAccess(ctx, "open_nodes", out.ids);
-  return out.result;
 }
 
 export const READ_GRAPH_DEFAULT_LIMIT = 500;
@@ -798,7 +828,7 @@ export async function readGraph(ctx: ShampooCtx, a: Record<string, unknown>) {
   const s = graphScopeOf(ctx.caller);
   const limit = Math.min(READ_GRAPH_MAX_LIMIT, Math.max(1, Number(a.limit ?? READ_GRAPH_DEFAULT_LIMIT)));
   const offset = Math.max(0, Number(a.offset ?? 0));
-  const out = await inRead(ctx, async (db) => {
+  return readNoted(ctx, "read_graph", async (db) => {
     const count = await db
       .selectFrom("shampoo_entities as e")
       .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -840,6 +870,4 @@ export async function readGraph(ctx: ShampooCtx, a: Record<string, unknown>) {
       },
     };
   });
-  await noteAccess(ctx, "read_graph", out.ids);
-  return out.result;
 }
