@@ -327,6 +327,34 @@ const foundationMigrations: Record<string, Up> = {
       )
       .execute(db);
   },
+  /**
+   * find_by_title's title stages (domains/tasks/lookup.ts, read.ts taskSource.wordStage) on
+   * SQLite: an FTS5 index of the title alone, shampoo_tasks_title_fts (external content: the task
+   * table, same rowid, same tokenizer as shampoo_tasks_fts), kept by triggers like it: on insert,
+   * on a change of the title, on delete. With prefix indexes for prefixes of 1 to 12 characters,
+   * so a word typed in full also matches as a prefix (the last word of a fragment) by reading one
+   * doclist; without them FTS5 merges the doclists of every word the prefix starts, first, which
+   * for a frequent word costs milliseconds. A title stage is then a walk of short title-only
+   * doclists, newest row first (rowid order), that stops once the pool is full. PostgreSQL needs
+   * nothing: the title is weight A of the task's tsvector, and a tsquery can ask for that weight.
+   */
+  async "009_task_title_index"(db, dialect) {
+    if (dialect !== "sqlite") return;
+    await sql`CREATE VIRTUAL TABLE shampoo_tasks_title_fts USING fts5(title, prefix='1 2 3 4 5 6 7 8 9 10 11 12', content='shampoo_tasks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')`.execute(
+      db,
+    );
+    await sql`INSERT INTO shampoo_tasks_title_fts(shampoo_tasks_title_fts) VALUES ('rebuild')`.execute(db);
+    await sql`CREATE TRIGGER shampoo_tasks_title_ai AFTER INSERT ON shampoo_tasks BEGIN
+      INSERT INTO shampoo_tasks_title_fts(rowid, title) VALUES (new.rowid, new.title);
+    END`.execute(db);
+    await sql`CREATE TRIGGER shampoo_tasks_title_au AFTER UPDATE OF title ON shampoo_tasks BEGIN
+      INSERT INTO shampoo_tasks_title_fts(shampoo_tasks_title_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+      INSERT INTO shampoo_tasks_title_fts(rowid, title) VALUES (new.rowid, new.title);
+    END`.execute(db);
+    await sql`CREATE TRIGGER shampoo_tasks_title_ad AFTER DELETE ON shampoo_tasks BEGIN
+      INSERT INTO shampoo_tasks_title_fts(shampoo_tasks_title_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+    END`.execute(db);
+  },
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */

@@ -67,6 +67,42 @@ export interface FtsSql {
   rank: Raw<number>;
 }
 
+/**
+ * find_by_title's word stages (lookup.ts): `title_phrase` — the terms in order, adjacent, in the
+ * title; `title_words` — every term somewhere in the title; in both, the last term also as a
+ * prefix (SQLite reads it from the title index's prefix indexes, 009). `phrase` — the terms in
+ * order in any one field, whole words: on the four-field index a prefix is expanded by merging
+ * the doclist of every word it starts, which for a frequent word costs more than the whole stage.
+ */
+export type WordStage = "title_phrase" | "title_words" | "phrase";
+
+/**
+ * A word stage on SQLite: the FTS5 table to walk (009's title-only index for the title stages,
+ * the four-field one otherwise) and its MATCH expression.
+ */
+export function fts5WordStage(terms: string[], stage: WordStage): { table: string; match: string } {
+  const title = stage !== "phrase";
+  const quoted = terms.map((t, i) => {
+    const q = `"${t.replaceAll('"', '""')}"`;
+    return title && i === terms.length - 1 ? `${q}*` : q;
+  });
+  return {
+    table: title ? "shampoo_tasks_title_fts" : "shampoo_tasks_fts",
+    match: quoted.join(stage === "title_words" ? " AND " : " + "),
+  };
+}
+
+/** A word stage's to_tsquery text on PostgreSQL: the title is weight A of the tsvector. */
+export function tsqueryWordStage(terms: string[], stage: WordStage): string {
+  const title = stage !== "phrase";
+  return terms
+    .map((t, i) => {
+      const q = `'${t.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+      return title ? `${q}:${i === terms.length - 1 ? "*" : ""}A` : q;
+    })
+    .join(stage === "title_words" ? " & " : " <-> ");
+}
+
 /** bm25 column weights (title, description, notes, project): a title hit outranks a notes hit. */
 const BM25_WEIGHTS = sql.raw("10.0, 4.0, 2.0, 1.0");
 

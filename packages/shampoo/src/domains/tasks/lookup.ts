@@ -1,4 +1,4 @@
-import { type FtsMode, searchTerms } from "./fts.ts";
+import { type FtsMode, searchTerms, type WordStage } from "./fts.ts";
 import { cell, table } from "./markdown.ts";
 
 /**
@@ -69,6 +69,13 @@ export interface LookupSource {
    * last as a prefix) or any of them (each as a prefix); best full-text rank first.
    */
   prefilter(terms: string[], raw: string, pool: number, mode: FtsMode): Promise<LookupCandidate[]>;
+  /**
+   * Optional: up to `n` in-scope candidates with `terms` as whole words (fts.ts WordStage: a
+   * phrase in the title, every word in the title, a phrase in any field), live ones or finished
+   * ones, newest first; the title phrase stage adds the entries whose whole title is `raw`. A
+   * source without it takes part in the word stages through its prefilter.
+   */
+  wordStage?(terms: string[], raw: string, stage: WordStage, live: boolean, n: number): Promise<LookupCandidate[]>;
   /** Up to `cap` in-scope candidates, live first, most recently updated first. */
   scan(cap: number): Promise<LookupCandidate[]>;
 }
@@ -166,7 +173,14 @@ function scoreCandidate(q: Query, c: LookupCandidate, surfaces: string[]): Score
   };
 }
 
-function scoreAll(q: Query, batches: { source: LookupSource; candidates: LookupCandidate[] }[]): Scored[] {
+/** Scores once per call: a candidate read again by a later stage is the same row. */
+type ScoreCache = Map<string, Scored | null>;
+
+function scoreAll(
+  q: Query,
+  batches: { source: LookupSource; candidates: LookupCandidate[] }[],
+  cache: ScoreCache = new Map(),
+): Scored[] {
   const out: Scored[] = [];
   const seen = new Set<string>();
   for (const { source, candidates } of batches) {
@@ -174,7 +188,11 @@ function scoreAll(q: Query, batches: { source: LookupSource; candidates: LookupC
       const key = `${source.name}:${c.id}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const s = scoreCandidate(q, c, source.surfaces);
+      let s = cache.get(key);
+      if (s === undefined) {
+        s = scoreCandidate(q, c, source.surfaces) ?? null;
+        cache.set(key, s);
+      }
       if (s) out.push(s);
     }
   }
@@ -197,10 +215,21 @@ export function poolSize(limit: number): number {
 export const MARKDOWN_HEADER = ["#", "Kind", "Title", "Status", "Project", "Matched in", "Confidence", "Score"];
 
 /**
- * Looks a fragment up across sources. The full-text prefilter is tried first (entries with every
- * word, then entries with any word); when it yields no entry of medium or high confidence
- * (nothing found, or only weak hits, e.g. the fragment sits inside words), every source is
- * scanned instead (bounded by `scanCap` rows per source).
+ * Looks a fragment up across sources, in stages, each a full-text query:
+ * 1. Word stages, the fragment's words as whole words (the last also as a prefix in the title):
+ *    a phrase in the title, every word in the title, a phrase in any field. Each reads the live
+ *    entries, newest first, at most `pool`; the lookup stops as soon as the candidates hold
+ *    `limit` live entries of medium or high confidence (finished entries rank below them all,
+ *    and the later stages' entries score lower: a phrase in the title scores 90 or more, every
+ *    word in the title 55 or more). Otherwise each stage's finished entries follow (its pool
+ *    completed up to `pool`), and any entry of medium or high confidence answers, as stage 2's
+ *    every-word query does. Nothing is ranked or sorted.
+ * 2. Otherwise the entries with every word (the last as a prefix), then, if that yields no entry
+ *    of medium or high confidence, the entries with any word (each as a prefix), cut by the
+ *    source's full-text rank; the word stages' candidates stay in.
+ * 3. When no stage yields an entry of medium or high confidence (nothing found, or only weak
+ *    hits, e.g. the fragment sits inside words), every source is scanned instead (bounded by
+ *    `scanCap` rows per source).
  * When some entry reaches medium confidence, low-confidence entries are hidden and counted in
  * hidden_low_confidence_count; when none does, the low ones are shown as the best available.
  */
@@ -224,28 +253,86 @@ export async function lookup(
   }
   const q = prepare(query);
   const terms = searchTerms(query);
+  const pool = poolSize(limit);
   let strategy: LookupStrategy = "fts_prefilter";
+  const confident = (s: Scored) => s.confidence !== "low";
+  // What each source has contributed so far, and its prefilter answers (a source without title
+  // stages answers its first stage-2 query there, and again in stage 2: read once).
+  const gathered = new Map<LookupSource, LookupCandidate[]>(sources.map((s) => [s, []]));
+  const prefiltered = new Map<string, Promise<LookupCandidate[]>>();
+  const prefilter = (source: LookupSource, mode: FtsMode) => {
+    const key = `${source.name}:${mode}`;
+    let p = prefiltered.get(key);
+    if (!p) {
+      p = source.prefilter(terms, query, pool, mode);
+      prefiltered.set(key, p);
+    }
+    return p;
+  };
+  const batches = () => sources.map((source) => ({ source, candidates: gathered.get(source) ?? [] }));
   let scored: Scored[] = [];
-  // Narrow first (every word), then wider (any word): a remembered phrase usually has all its
-  // words in one entry, and the narrow pass spares ranking every row that shares one common word.
-  const stages: FtsMode[] = terms.length === 0 ? [] : terms.length === 1 ? ["any"] : ["all", "any"];
-  for (const mode of stages) {
-    const pool = poolSize(limit);
-    const batches = await Promise.all(
-      sources.map(async (source) => ({ source, candidates: await source.prefilter(terms, query, pool, mode) })),
-    );
-    scored = scoreAll(q, batches);
-    if (scored.some((s) => s.confidence !== "low")) break;
+  let filled = false;
+  const cache: ScoreCache = new Map();
+  if (terms.length > 0 && sources.some((s) => s.wordStage)) {
+    // A one-word fragment: a phrase in the title and every word in the title are one query.
+    const stages: WordStage[] =
+      terms.length === 1 ? ["title_phrase", "phrase"] : ["title_phrase", "title_words", "phrase"];
+    for (const source of sources) {
+      if (!source.wordStage)
+        gathered.get(source)?.push(...(await prefilter(source, terms.length === 1 ? "any" : "all")));
+    }
+    const full = () => scored.filter((s) => s.candidate.live && confident(s)).length >= limit;
+    // Live entries, stage by stage, until they fill the answer; only then, if they did not, the
+    // finished ones of every stage (each stage's pool completed), which rank below them all.
+    const liveFound = new Map<string, number>();
+    for (const stage of stages) {
+      for (const source of sources) {
+        if (!source.wordStage) continue;
+        const found = await source.wordStage(terms, query, stage, true, pool);
+        liveFound.set(`${source.name}:${stage}`, found.length);
+        gathered.get(source)?.push(...found);
+      }
+      scored = scoreAll(q, batches(), cache);
+      if (full()) {
+        filled = true;
+        break;
+      }
+    }
+    if (!filled) {
+      for (const stage of stages) {
+        for (const source of sources) {
+          const n = pool - (liveFound.get(`${source.name}:${stage}`) ?? pool);
+          if (n > 0) gathered.get(source)?.push(...((await source.wordStage?.(terms, query, stage, false, n)) ?? []));
+        }
+      }
+      scored = scoreAll(q, batches(), cache);
+      filled = scored.some(confident);
+    }
   }
-  if (!scored.some((s) => s.confidence !== "low")) {
-    strategy = "full_scan_fallback";
-    const batches = await Promise.all(
-      sources.map(async (source) => ({ source, candidates: await source.scan(scanCap) })),
-    );
-    scored = scoreAll(q, batches);
+  if (!filled) {
+    // Narrow first (every word), then wider (any word): a remembered phrase usually has all its
+    // words in one entry, and the narrow pass spares ranking every row that shares one common word.
+    const stages: FtsMode[] = terms.length === 0 ? [] : terms.length === 1 ? ["any"] : ["all", "any"];
+    for (const mode of stages) {
+      const found = await Promise.all(
+        sources.map(async (source) => ({
+          source,
+          candidates: [...(gathered.get(source) ?? []), ...(await prefilter(source, mode))],
+        })),
+      );
+      scored = scoreAll(q, found, cache);
+      if (scored.some(confident)) break;
+    }
+    if (!scored.some(confident)) {
+      strategy = "full_scan_fallback";
+      const all = await Promise.all(
+        sources.map(async (source) => ({ source, candidates: await source.scan(scanCap) })),
+      );
+      scored = scoreAll(q, all);
+    }
   }
-  const confident = scored.filter((s) => s.confidence !== "low");
-  const visible = confident.length > 0 ? confident : scored;
+  const sure = scored.filter(confident);
+  const visible = sure.length > 0 ? sure : scored;
   const shown = visible.slice(0, limit);
   const matches: (Record<string, unknown> & { matched_in: string[]; confidence: Confidence; score: number })[] =
     shown.map((s) => ({

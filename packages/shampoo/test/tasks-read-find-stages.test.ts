@@ -1,0 +1,107 @@
+import { DIALECTS } from "kernel/store/testing.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, harness } from "./support/shampoo.ts";
+import { bulkInsert, freshProfile, titles } from "./support/tasks-read.ts";
+
+/**
+ * find_by_title's word stages (lookup.ts; docs/shampoo-tasks.md, find_by_title): whole words, a
+ * phrase in the title first, live entries newest first, `pool` (5 × limit, at least 50) per
+ * stage, plus every entry whose whole title is the fragment; the ranking contract scores the
+ * candidates as before.
+ */
+
+type Match = { title: string; score: number; primary_surface: string; confidence: string; status: string };
+
+describe.each(DIALECTS)("find_by_title word stages on %s", (dialect) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness(dialect);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  async function agent(profile: string) {
+    return h.as({ principal: "stager", grants: ["p", ""], profile });
+  }
+  const find = async (profile: string, args: Record<string, unknown>) =>
+    (await (await agent(profile)).sc("find_by_title", args)) as Record<string, unknown> & { matches: Match[] };
+
+  it("a phrase in a title is found even when 60 entries rank above it by full-text relevance", async () => {
+    const profile = freshProfile("st");
+    await bulkInsert(h, profile, [
+      { title: "zeta omega plan", description: Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ") },
+      ...Array.from({ length: 60 }, (_, i) => ({
+        title: `note ${i}`,
+        description: "zeta omega zeta omega zeta omega",
+      })),
+    ]);
+    const r = await find(profile, { title_fragment: "zeta omega", limit: 1 });
+    expect(r.lookup_strategy).toBe("fts_prefilter");
+    expect(r.matches.map((m) => [m.title, m.score, m.primary_surface])).toEqual([["zeta omega plan", 90, "title"]]);
+    // With room for more, the description phrases follow it.
+    const more = await find(profile, { title_fragment: "zeta omega", limit: 3 });
+    expect(more.matches.map((m) => [m.primary_surface, m.confidence])).toEqual([
+      ["title", "high"],
+      ["description", "medium"],
+      ["description", "medium"],
+    ]);
+  });
+
+  it("more title phrases than the pool: the newest are scored, and an exact title always is", async () => {
+    const profile = freshProfile("st");
+    await bulkInsert(h, profile, [
+      { title: "alpha beta" },
+      { title: "gamma delta old", description: "gamma delta" },
+      ...Array.from({ length: 60 }, (_, i) => ({ title: `alpha beta ${i}` })),
+      ...Array.from({ length: 60 }, (_, i) => ({ title: `gamma delta ${i}` })),
+    ]);
+    // The oldest title, exact (100), is older than the 50 newest phrase entries, and still first.
+    const exact = await find(profile, { title_fragment: "Alpha  beta", limit: 1 });
+    expect(exact.matches.map((m) => [m.title, m.score])).toEqual([["alpha beta", 100]]);
+    // "gamma delta old" would score 95.4 (its description corroborates), but with limit 1 the
+    // pool holds the 50 newest phrase entries: the most recently updated of them answers.
+    const newest = await find(profile, { title_fragment: "gamma delta", limit: 1 });
+    expect(newest.matches.map((m) => [m.title, m.score])).toEqual([["gamma delta 59", 90]]);
+    // limit 20: a pool of 100 holds all 61, and the corroborated entry ranks first.
+    const all = await find(profile, { title_fragment: "gamma delta", limit: 20 });
+    expect(titles(all.matches).slice(0, 3)).toEqual(["gamma delta old", "gamma delta 59", "gamma delta 58"]);
+    expect(all.hidden_low_confidence_count).toBe(0);
+  });
+
+  it("the last word still matches as a prefix in titles, and finished entries stay reachable", async () => {
+    const profile = freshProfile("st");
+    await bulkInsert(h, profile, [
+      { title: "Quarterly budget review" },
+      { title: "Budget reviewers lunch", status: "done" },
+      { title: "Weekly notes", notes: "budget review pending" },
+    ]);
+    const r = await find(profile, { title_fragment: "budget rev" });
+    expect(r.lookup_strategy).toBe("fts_prefilter");
+    expect(r.matches.map((m) => [m.title, m.score, m.status])).toEqual([
+      ["Quarterly budget review", 80, "not_started"],
+      ["Budget reviewers lunch", 80, "done"],
+    ]);
+    // Whole words: the phrase in the notes joins the title phrases; the finished entry ranks last.
+    const whole = await find(profile, { title_fragment: "budget review" });
+    expect(whole.matches.map((m) => [m.title, m.primary_surface, m.status])).toEqual([
+      ["Quarterly budget review", "title", "not_started"],
+      ["Weekly notes", "notes", "not_started"],
+      ["Budget reviewers lunch", "title", "done"],
+    ]);
+  });
+
+  it("a retitled entry is found by its new title only", async () => {
+    const profile = freshProfile("st");
+    const a = await agent(profile);
+    const { task_id } = (await a.sc("create_task_or_note", { title: "Harbor crane survey", project: "p" })) as {
+      task_id: string;
+    };
+    expect(titles((await find(profile, { title_fragment: "crane survey" })).matches)).toEqual(["Harbor crane survey"]);
+    await a.sc("update_task", { task_id, title: "Dock winch audit" });
+    expect(titles((await find(profile, { title_fragment: "winch audit" })).matches)).toEqual(["Dock winch audit"]);
+    const old = await find(profile, { title_fragment: "crane survey" });
+    expect(old.matches).toEqual([]);
+    expect(old.message).toBe("No title matches");
+  });
+});
