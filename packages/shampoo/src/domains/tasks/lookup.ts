@@ -80,8 +80,18 @@ export interface LookupSource {
   scan(cap: number): Promise<LookupCandidate[]>;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, controls included
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Accent-, case- and punctuation-insensitive words joined by single spaces. */
 export function normalizeLookup(text: string): string {
+  // ASCII is its own NFKD form and has no marks; its letters and digits are [a-z0-9] once
+  // lowercased: the same result without the Unicode passes (most text, scored per candidate).
+  if (ASCII.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
   return text
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
@@ -127,8 +137,9 @@ function quality(q: Query, text: string | null): number {
   if (q.words.length > 1 && q.compact.length >= MIN_PARTIAL && t.replaceAll(" ", "").includes(q.compact))
     return QUALITY.compact;
   if (q.words.length > 1) {
-    const tw = new Set(t.split(" "));
-    const has = (w: string) => tw.has(w) || (w.length >= MIN_PARTIAL && [...tw].some((x) => x.startsWith(w)));
+    const list = t.split(" ");
+    const tw = new Set(list);
+    const has = (w: string) => tw.has(w) || (w.length >= MIN_PARTIAL && list.some((x) => x.startsWith(w)));
     const hits = q.words.filter(has).length;
     if (hits === q.words.length) return QUALITY.all_words;
     if (hits * 2 >= q.words.length) return (QUALITY.some_words * hits) / q.words.length;
