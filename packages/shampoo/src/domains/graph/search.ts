@@ -35,9 +35,10 @@ import { type Db, type GraphScope, graphScopeOf, liveSql, observationsOf } from 
  *
  * search_nodes retrieval is bounded (fts.ts): one probe requiring every term and, for a query of
  * several terms, one probe per term (the longest TERM_PROBES terms), so that a rare term is not
- * drowned by a common one; each probe streams at most a fixed number of matches, and all the
- * probes of one index run as one statement. A probe that hits its limit marks the result
- * degraded "pool_capped" (more matches exist than were considered).
+ * drowned by a common one; each probe streams at most a fixed number of matches, and the
+ * probes of one step (all-terms, then per-term), entity and observation indexes alike, run as
+ * one statement. A probe that hits its limit marks the result degraded "pool_capped" (more
+ * matches exist than were considered).
  */
 
 export const SEARCH_DEFAULT_BUDGET = 16_000;
@@ -90,7 +91,7 @@ interface Candidate {
   entityHits: number;
   fieldHit: boolean;
   /** No hit holds a query term: the entity shows its first observations (heads) instead. */
-  plain?: boolean;
+  plain: boolean;
 }
 
 /** Unicode code points of a string: what "characters" means for the wire budget. */
