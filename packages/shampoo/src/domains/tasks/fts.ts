@@ -92,13 +92,17 @@ export function fts5WordStage(terms: string[], stage: WordStage): { table: strin
   };
 }
 
-/** A word stage's to_tsquery text on PostgreSQL: the title is weight A of the tsvector. */
+/**
+ * A word stage's to_tsquery text on PostgreSQL: for the title stages, over
+ * to_tsvector('simple', title) (009's index), the last term also as a prefix; for `phrase`, over
+ * the task's tsvector.
+ */
 export function tsqueryWordStage(terms: string[], stage: WordStage): string {
   const title = stage !== "phrase";
   return terms
     .map((t, i) => {
       const q = `'${t.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
-      return title ? `${q}:${i === terms.length - 1 ? "*" : ""}A` : q;
+      return title && i === terms.length - 1 ? `${q}:*` : q;
     })
     .join(stage === "title_words" ? " & " : " <-> ");
 }

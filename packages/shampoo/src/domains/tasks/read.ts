@@ -609,8 +609,9 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
       // Live or finished entries with the terms as whole words (lookup.ts), newest first, at
       // most `n`. SQLite walks an FTS5 index (the title-only one of 009 for the title stages)
       // from its newest row down and stops once the rows are found: rowid order is insertion
-      // order (tasks are never deleted), so no match is ranked or sorted. PostgreSQL asks the
-      // tsvector (weight A: the title) and sorts the matches by created_at, then id. The title
+      // order (tasks are never deleted), so no match is ranked or sorted. PostgreSQL searches
+      // to_tsvector('simple', title) (009's index) or the task's tsvector and sorts the matches
+      // by created_at, then id. The title
       // phrase stage also takes every entry whose whole title is the fragment (the index on
       // title_norm), however old: an exact title is the best match there is.
       const statuses = live ? LIVE_STATUSES : FINISHED_LIST;
@@ -637,7 +638,11 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
       } else {
         rows = (await scoped(db, scope)
           .select(LOOKUP_COLUMNS)
-          .where(sql<boolean>`shampoo_tasks.search @@ to_tsquery('simple', ${tsqueryWordStage(terms, stage)})`)
+          .where(
+            stage === "phrase"
+              ? sql<boolean>`shampoo_tasks.search @@ to_tsquery('simple', ${tsqueryWordStage(terms, stage)})`
+              : sql<boolean>`to_tsvector('simple', shampoo_tasks.title) @@ to_tsquery('simple', ${tsqueryWordStage(terms, stage)})`,
+          )
           .where("shampoo_tasks.status", "in", statuses)
           .orderBy(sql.join([sql`shampoo_tasks.created_at DESC`, sql`shampoo_tasks.id DESC`]))
           .limit(n)
