@@ -61,6 +61,13 @@ export interface LookupCandidate {
   fields: Record<string, unknown>;
 }
 
+/** One walk of a word stage: its live or its finished entries, newest first, at most `n`. */
+export interface WordWalk {
+  stage: WordStage;
+  live: boolean;
+  n: number;
+}
+
 export interface LookupSource {
   name: string;
   surfaces: string[];
@@ -70,12 +77,13 @@ export interface LookupSource {
    */
   prefilter(terms: string[], raw: string, pool: number, mode: FtsMode): Promise<LookupCandidate[]>;
   /**
-   * Optional: up to `n` in-scope candidates with `terms` as whole words (fts.ts WordStage: a
-   * phrase in the title, every word in the title, a phrase in any field), live ones or finished
-   * ones, newest first; the title phrase stage adds the entries whose whole title is `raw`. A
-   * source without it takes part in the word stages through its prefilter.
+   * Optional: in-scope candidates with `terms` as whole words, for each walk up to `n` of its
+   * stage (fts.ts WordStage: a phrase in the title, every word in the title, a phrase in any
+   * field), live ones or finished ones, newest first; a title phrase walk adds the entries whose
+   * whole title is `raw`. A source without it takes part in the word stages through its
+   * prefilter.
    */
-  wordStage?(terms: string[], raw: string, stage: WordStage, live: boolean, n: number): Promise<LookupCandidate[]>;
+  wordStages?(terms: string[], raw: string, walks: WordWalk[]): Promise<LookupCandidate[]>;
   /** Up to `cap` in-scope candidates, live first, most recently updated first. */
   scan(cap: number): Promise<LookupCandidate[]>;
 }
@@ -284,22 +292,22 @@ export async function lookup(
   let scored: Scored[] = [];
   let filled = false;
   const cache: ScoreCache = new Map();
-  if (terms.length > 0 && sources.some((s) => s.wordStage)) {
+  if (terms.length > 0 && sources.some((s) => s.wordStages)) {
     // A one-word fragment: a phrase in the title and every word in the title are one query.
     const stages: WordStage[] =
       terms.length === 1 ? ["title_phrase", "phrase"] : ["title_phrase", "title_words", "phrase"];
     for (const source of sources) {
-      if (!source.wordStage)
+      if (!source.wordStages)
         gathered.get(source)?.push(...(await prefilter(source, terms.length === 1 ? "any" : "all")));
     }
     const full = () => scored.filter((s) => s.candidate.live && confident(s)).length >= limit;
     // Live entries, stage by stage, until they fill the answer; only then, if they did not, the
-    // finished ones of every stage (each stage's pool completed), which rank below them all.
+    // finished ones of every stage (each stage's pool completed; one query), which rank below.
     const liveFound = new Map<string, number>();
     for (const stage of stages) {
       for (const source of sources) {
-        if (!source.wordStage) continue;
-        const found = await source.wordStage(terms, query, stage, true, pool);
+        if (!source.wordStages) continue;
+        const found = await source.wordStages(terms, query, [{ stage, live: true, n: pool }]);
         liveFound.set(`${source.name}:${stage}`, found.length);
         gathered.get(source)?.push(...found);
       }
@@ -310,11 +318,12 @@ export async function lookup(
       }
     }
     if (!filled) {
-      for (const stage of stages) {
-        for (const source of sources) {
-          const n = pool - (liveFound.get(`${source.name}:${stage}`) ?? pool);
-          if (n > 0) gathered.get(source)?.push(...((await source.wordStage?.(terms, query, stage, false, n)) ?? []));
-        }
+      for (const source of sources) {
+        const walks = stages
+          .map((stage) => ({ stage, live: false, n: pool - (liveFound.get(`${source.name}:${stage}`) ?? pool) }))
+          .filter((w) => w.n > 0);
+        if (source.wordStages && walks.length > 0)
+          gathered.get(source)?.push(...(await source.wordStages(terms, query, walks)));
       }
       scored = scoreAll(q, batches(), cache);
       filled = scored.some(confident);

@@ -4,8 +4,8 @@ import type { ShampooCtx } from "../../context.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 import { entityLookupSource } from "../graph/lookup.ts";
 import { graphScopeOf } from "../graph/store.ts";
-import { type FtsSql, fts5WordStage, ftsSql, searchTerms, tsqueryWordStage, type WordStage } from "./fts.ts";
-import { type LookupCandidate, type LookupSource, lookup } from "./lookup.ts";
+import { type FtsSql, fts5WordStage, ftsSql, searchTerms, tsqueryWordStage } from "./fts.ts";
+import { type LookupCandidate, type LookupSource, lookup, type WordWalk } from "./lookup.ts";
 import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
 import { FINISHED, normalizeTitle, type STATUSES, taskView, today } from "./model.ts";
 import {
@@ -605,56 +605,71 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
         .execute()) as LookupRow[];
       return rows.map(taskCandidate);
     },
-    async wordStage(terms: string[], raw: string, stage: WordStage, live: boolean, n: number) {
+    async wordStages(terms: string[], raw: string, walks: WordWalk[]) {
       // Live or finished entries with the terms as whole words (lookup.ts), newest first, at
-      // most `n`. SQLite walks an FTS5 index (the title-only one of 009 for the title stages)
-      // from its newest row down and stops once the rows are found: rowid order is insertion
-      // order (tasks are never deleted), so no match is ranked or sorted. PostgreSQL searches
-      // to_tsvector('simple', title) (009's index) or the task's tsvector and sorts the matches
-      // by created_at, then id. The title
+      // most `n` per walk. SQLite walks an FTS5 index (the title-only one of 009 for the title
+      // stages) from its newest row down and stops once the rows are found: rowid order is
+      // insertion order (tasks are never deleted), so no match is ranked or sorted; every walk
+      // of a call is one statement. PostgreSQL searches to_tsvector('simple', title) (009's
+      // index) or the task's tsvector and sorts the matches by created_at, then id. The title
       // phrase stage also takes every entry whose whole title is the fragment (the index on
       // title_norm), however old: an exact title is the best match there is.
-      const statuses = live ? LIVE_STATUSES : FINISHED_LIST;
-      const exact = stage === "title_phrase" ? normalizeTitle(raw) : undefined;
       const inScope = (alias: string) =>
         scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, `${alias}.project`);
+      const statusesOf = (w: WordWalk) => (w.live ? LIVE_STATUSES : FINISHED_LIST);
+      const exactOf = (w: WordWalk) => (w.stage === "title_phrase" ? normalizeTitle(raw) : undefined);
       let rows: LookupRow[];
       if (dialect === "sqlite") {
-        const { table, match } = fts5WordStage(terms, stage);
-        const exactRows =
-          exact === undefined
-            ? sql``
-            : sql` OR shampoo_tasks.rowid IN (SELECT e.rowid FROM shampoo_tasks AS e
-                WHERE e.profile = ${scope.profile} AND e.title_norm = ${exact} AND ${inScope("e")}
-                  AND e.status IN (${inList(statuses)}))`;
-        rows = (
-          await sql<LookupRow>`SELECT ${sql.join(LOOKUP_COLUMNS.map((c) => sql.ref(c)))} FROM shampoo_tasks
-            WHERE shampoo_tasks.rowid IN (
+        const sets = walks.flatMap((w) => {
+          const { table, match } = fts5WordStage(terms, w.stage);
+          const statuses = inList(statusesOf(w));
+          const exact = exactOf(w);
+          return [
+            sql`shampoo_tasks.rowid IN (
               SELECT f.rowid FROM ${sql.table(table)} AS f CROSS JOIN shampoo_tasks_facets AS fa ON fa.rid = f.rowid
               WHERE ${sql.ref(`f.${table}`)} MATCH ${match} AND fa.profile = ${scope.profile}
-                AND ${inScope("fa")} AND fa.status IN (${inList(statuses)})
-              ORDER BY f.rowid DESC LIMIT ${sql.lit(n)})${exactRows}`.execute(db)
+                AND ${inScope("fa")} AND fa.status IN (${statuses})
+              ORDER BY f.rowid DESC LIMIT ${sql.lit(w.n)})`,
+            ...(exact === undefined
+              ? []
+              : [
+                  sql`shampoo_tasks.rowid IN (SELECT e.rowid FROM shampoo_tasks AS e
+                    WHERE e.profile = ${scope.profile} AND e.title_norm = ${exact} AND ${inScope("e")}
+                      AND e.status IN (${statuses}))`,
+                ]),
+          ];
+        });
+        rows = (
+          await sql<LookupRow>`SELECT ${sql.join(LOOKUP_COLUMNS.map((c) => sql.ref(c)))} FROM shampoo_tasks
+            WHERE ${sql.join(sets, sql` OR `)}`.execute(db)
         ).rows;
       } else {
-        rows = (await scoped(db, scope)
-          .select(LOOKUP_COLUMNS)
-          .where(
-            stage === "phrase"
-              ? sql<boolean>`shampoo_tasks.search @@ to_tsquery('simple', ${tsqueryWordStage(terms, stage)})`
-              : sql<boolean>`to_tsvector('simple', shampoo_tasks.title) @@ to_tsquery('simple', ${tsqueryWordStage(terms, stage)})`,
-          )
-          .where("shampoo_tasks.status", "in", statuses)
-          .orderBy(sql.join([sql`shampoo_tasks.created_at DESC`, sql`shampoo_tasks.id DESC`]))
-          .limit(n)
-          .execute()) as LookupRow[];
-        if (exact !== undefined) {
+        rows = [];
+        for (const w of walks) {
+          const text = tsqueryWordStage(terms, w.stage);
           rows.push(
             ...((await scoped(db, scope)
               .select(LOOKUP_COLUMNS)
-              .where("shampoo_tasks.title_norm", "=", exact)
-              .where("shampoo_tasks.status", "in", statuses)
+              .where(
+                w.stage === "phrase"
+                  ? sql<boolean>`shampoo_tasks.search @@ to_tsquery('simple', ${text})`
+                  : sql<boolean>`to_tsvector('simple', shampoo_tasks.title) @@ to_tsquery('simple', ${text})`,
+              )
+              .where("shampoo_tasks.status", "in", statusesOf(w))
+              .orderBy(sql.join([sql`shampoo_tasks.created_at DESC`, sql`shampoo_tasks.id DESC`]))
+              .limit(w.n)
               .execute()) as LookupRow[]),
           );
+          const exact = exactOf(w);
+          if (exact !== undefined) {
+            rows.push(
+              ...((await scoped(db, scope)
+                .select(LOOKUP_COLUMNS)
+                .where("shampoo_tasks.title_norm", "=", exact)
+                .where("shampoo_tasks.status", "in", statusesOf(w))
+                .execute()) as LookupRow[]),
+            );
+          }
         }
       }
       return rows.map(taskCandidate);
