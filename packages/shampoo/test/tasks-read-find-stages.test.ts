@@ -91,6 +91,28 @@ describe.each(DIALECTS)("find_by_title word stages on %s", (dialect) => {
     ]);
   });
 
+  it("odd fragments never fail the word stages (marks, scripts, emoji, operators, long words)", async () => {
+    const profile = freshProfile("st");
+    await bulkInsert(h, profile, [{ title: "Café crème 東京 déjà-vu 🚀 x'y \\z" }]);
+    const a = await agent(profile);
+    for (const f of [
+      "\u0301",
+      "e\u0301 cre\u0300me",
+      "東京",
+      "🚀 launch",
+      "déjà vu",
+      "x'y \\z",
+      "a <-> b | !c & d:*",
+      '"" * ^ : NEAR(',
+      "x".repeat(64),
+      `${"word ".repeat(20)}end`,
+    ]) {
+      const r = await a.call("find_by_title", { title_fragment: f });
+      expect(r.isError, f).toBeFalsy();
+    }
+    expect(titles((await find(profile, { title_fragment: "cafe creme" })).matches)).toHaveLength(1);
+  });
+
   it("a retitled entry is found by its new title only", async () => {
     const profile = freshProfile("st");
     const a = await agent(profile);
