@@ -240,9 +240,9 @@ export const MARKDOWN_HEADER = ["#", "Kind", "Title", "Status", "Project", "Matc
  *    entries, newest first, at most `pool`; the lookup stops as soon as the candidates hold
  *    `limit` live entries of medium or high confidence (finished entries rank below them all,
  *    and the later stages' entries score lower: a phrase in the title scores 90 or more, every
- *    word in the title 55 or more). Otherwise each stage's finished entries follow (its pool
- *    completed up to `pool`), and any entry of medium or high confidence answers, as stage 2's
- *    every-word query does. Nothing is ranked or sorted.
+ *    word in the title 55 or more). Otherwise the finished entries of each stage whose live
+ *    ones did not fill `pool` follow (newest first, at most `pool`), and any entry of medium or
+ *    high confidence answers, as stage 2's every-word query does. Nothing is ranked or sorted.
  * 2. Otherwise the entries with every word (the last as a prefix), then, if that yields no entry
  *    of medium or high confidence, the entries with any word (each as a prefix), cut by the
  *    source's full-text rank; the word stages' candidates stay in.
@@ -302,7 +302,8 @@ export async function lookup(
     }
     const full = () => scored.filter((s) => s.candidate.live && confident(s)).length >= limit;
     // Live entries, stage by stage, until they fill the answer; only then, if they did not, the
-    // finished ones of every stage (each stage's pool completed; one query), which rank below.
+    // finished ones of every stage whose live entries did not fill its pool (one query), which
+    // rank below them all.
     const liveFound = new Map<string, number>();
     for (const stage of stages) {
       for (const source of sources) {
@@ -319,9 +320,12 @@ export async function lookup(
     }
     if (!filled) {
       for (const source of sources) {
+        // A stage whose live entries filled its pool has no room for finished ones. `pool` is
+        // the same for every call of a limit, so the statement's text is too (its LIMITs are
+        // literals on SQLite): one cached statement per set of stages, not one per count.
         const walks = stages
-          .map((stage) => ({ stage, live: false, n: pool - (liveFound.get(`${source.name}:${stage}`) ?? pool) }))
-          .filter((w) => w.n > 0);
+          .filter((stage) => (liveFound.get(`${source.name}:${stage}`) ?? pool) < pool)
+          .map((stage) => ({ stage, live: false, n: pool }));
         if (source.wordStages && walks.length > 0)
           gathered.get(source)?.push(...(await source.wordStages(terms, query, walks)));
       }
