@@ -61,10 +61,13 @@ export interface LookupCandidate {
   fields: Record<string, unknown>;
 }
 
-/** One walk of a word stage: its live or its finished entries, newest first, at most `n`. */
+/**
+ * One walk of a word stage: its live, its finished or all its entries ("any", handed back newest
+ * first), newest first, at most `n`.
+ */
 export interface WordWalk {
   stage: WordStage;
-  live: boolean;
+  live: boolean | "any";
   n: number;
 }
 
@@ -305,11 +308,27 @@ export async function lookup(
     // finished ones of every stage whose live entries did not fill its pool (one query), which
     // rank below them all.
     const liveFound = new Map<string, number>();
+    // The last stage (a phrase in any field) walks the four-field index, the costly walk: one
+    // walk of every status, 2 × pool newest, gives both its live and its finished entries when
+    // the stage has fewer matches (its finished ones wait until the live ones are judged).
+    const finishedAhead = new Map<string, LookupCandidate[]>();
+    const last = stages[stages.length - 1];
     for (const stage of stages) {
       for (const source of sources) {
         if (!source.wordStages) continue;
-        const found = await source.wordStages(terms, query, [{ stage, live: true, n: pool }]);
-        liveFound.set(`${source.name}:${stage}`, found.length);
+        const key = `${source.name}:${stage}`;
+        let found: LookupCandidate[];
+        if (stage === last) {
+          const all = await source.wordStages(terms, query, [{ stage, live: "any", n: 2 * pool }]);
+          found = all.filter((c) => c.live).slice(0, pool);
+          const finished = all.filter((c) => !c.live).slice(0, pool);
+          // Every match read, or the newest `pool` of a kind: that kind is complete.
+          const complete = all.length < 2 * pool;
+          if (!complete && found.length < pool)
+            found = await source.wordStages(terms, query, [{ stage, live: true, n: pool }]);
+          if (complete || finished.length >= pool) finishedAhead.set(key, finished);
+        } else found = await source.wordStages(terms, query, [{ stage, live: true, n: pool }]);
+        liveFound.set(key, found.length);
         gathered.get(source)?.push(...found);
       }
       scored = scoreAll(q, batches(), cache);
@@ -323,8 +342,10 @@ export async function lookup(
         // A stage whose live entries filled its pool has no room for finished ones. `pool` is
         // the same for every call of a limit, so the statement's text is too (its LIMITs are
         // literals on SQLite): one cached statement per set of stages, not one per count.
-        const walks = stages
-          .filter((stage) => (liveFound.get(`${source.name}:${stage}`) ?? pool) < pool)
+        const open = stages.filter((stage) => (liveFound.get(`${source.name}:${stage}`) ?? pool) < pool);
+        for (const stage of open) gathered.get(source)?.push(...(finishedAhead.get(`${source.name}:${stage}`) ?? []));
+        const walks = open
+          .filter((stage) => !finishedAhead.has(`${source.name}:${stage}`))
           .map((stage) => ({ stage, live: false, n: pool }));
         if (source.wordStages && walks.length > 0)
           gathered.get(source)?.push(...(await source.wordStages(terms, query, walks)));

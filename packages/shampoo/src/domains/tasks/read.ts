@@ -616,7 +616,8 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
       // title_norm), however old: an exact title is the best match there is.
       const inScope = (alias: string) =>
         scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, `${alias}.project`);
-      const statusesOf = (w: WordWalk) => (w.live ? LIVE_STATUSES : FINISHED_LIST);
+      const statusesOf = (w: WordWalk) =>
+        w.live === "any" ? [...LIVE_STATUSES, ...FINISHED_LIST] : w.live ? LIVE_STATUSES : FINISHED_LIST;
       const exactOf = (w: WordWalk) => (w.stage === "title_phrase" ? normalizeTitle(raw) : undefined);
       let rows: LookupRow[];
       if (dialect === "sqlite") {
@@ -639,9 +640,11 @@ function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
                 ]),
           ];
         });
+        // A walk of every status hands its rows back newest first (lookup.ts splits them).
+        const newest = walks.some((w) => w.live === "any") ? sql` ORDER BY shampoo_tasks.rowid DESC` : sql``;
         rows = (
           await sql<LookupRow>`SELECT ${sql.join(LOOKUP_COLUMNS.map((c) => sql.ref(c)))} FROM shampoo_tasks
-            WHERE ${sql.join(sets, sql` OR `)}`.execute(db)
+            WHERE ${sql.join(sets, sql` OR `)}${newest}`.execute(db)
         ).rows;
       } else {
         rows = [];
