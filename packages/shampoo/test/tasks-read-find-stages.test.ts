@@ -69,6 +69,35 @@ describe.each(DIALECTS)("find_by_title word stages on %s", (dialect) => {
     expect(all.hidden_low_confidence_count).toBe(0);
   });
 
+  it("a phrase outside the titles: the live entries come first even when newer finished ones crowd the walk", async () => {
+    const profile = freshProfile("st");
+    // Oldest first: the live entry that corroborates (notes too), 29 plain live ones, then 80
+    // finished ones, the newest. The walk of every status (2 × pool = 100 newest) holds 20 live
+    // entries only, so the live entries are walked again: the oldest, best one is a candidate.
+    await bulkInsert(h, profile, [
+      { title: "item special", description: "kappa lambda", notes: "kappa lambda" },
+      ...Array.from({ length: 29 }, (_, i) => ({ title: `item live ${i}`, description: "kappa lambda" })),
+      ...Array.from({ length: 80 }, (_, i) => ({
+        title: `item done ${i}`,
+        description: "kappa lambda",
+        status: "done",
+      })),
+    ]);
+    const r = await find(profile, { title_fragment: "kappa lambda", limit: 1 });
+    expect(r.matches.map((m) => [m.title, m.score, m.status])).toEqual([["item special", 64.5, "not_started"]]);
+    // Fewer matches than the walk holds: live and finished entries from one walk, live first.
+    const few = freshProfile("st");
+    await bulkInsert(h, few, [
+      { title: "old live", description: "kappa lambda" },
+      { title: "new done", description: "kappa lambda", status: "done" },
+    ]);
+    const both = await find(few, { title_fragment: "kappa lambda" });
+    expect(both.matches.map((m) => [m.title, m.status])).toEqual([
+      ["old live", "not_started"],
+      ["new done", "done"],
+    ]);
+  });
+
   it("the last word still matches as a prefix in titles, and finished entries stay reachable", async () => {
     const profile = freshProfile("st");
     await bulkInsert(h, profile, [
