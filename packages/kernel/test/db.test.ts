@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DialectName, type Kysely, migrate, openDatabase, sql } from "../src/store/db.ts";
+import { type DialectName, type Kysely, migrate, openDatabase, SQLITE_MMAP_BYTES, sql } from "../src/store/db.ts";
 import { DIALECTS, openTestDatabase, PG_URL, type TestDb } from "../src/store/testing.ts";
 
 interface NotesDB {
@@ -147,6 +147,27 @@ describe("openDatabase on SQLite files", () => {
       other.close();
     }
     await d.close();
+  });
+
+  it("reads the file through a memory map, and a write on another connection is seen at once", async () => {
+    const file = join(dir, "mmap.db");
+    const d = await openDatabase<NotesDB>(file);
+    try {
+      const { rows } = await sql<{ mmap_size: number }>`PRAGMA mmap_size`.execute(d.db);
+      expect(rows[0]?.mmap_size).toBe(SQLITE_MMAP_BYTES);
+      await migrate(d, "fixture_migrations", notesMigrations([]));
+      await d.db.insertInto("notes").values({ id: 1, body: "before" }).execute();
+      const other = new BetterSqlite3(file);
+      try {
+        other.prepare("UPDATE notes SET body = 'after' WHERE id = 1").run();
+        other.pragma("wal_checkpoint(TRUNCATE)");
+      } finally {
+        other.close();
+      }
+      expect(await d.db.selectFrom("notes").select("body").execute()).toEqual([{ body: "after" }]);
+    } finally {
+      await d.close();
+    }
   });
 
   it("enforces foreign keys", async () => {

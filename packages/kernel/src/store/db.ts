@@ -38,6 +38,9 @@ export async function openDatabase<DB>(target: string, opts: OpenOptions = {}): 
   return openSqlite<DB>(target);
 }
 
+/** How much of a SQLite database file is read through a memory map (larger files: the rest by read()). */
+export const SQLITE_MMAP_BYTES = 1024 ** 3;
+
 function openSqlite<DB>(file: string): Database<DB> {
   const raw = new BetterSqlite3(file);
   // WAL: readers never block the writer; NORMAL sync is durable across process crashes in WAL
@@ -46,6 +49,11 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma("synchronous = NORMAL");
   raw.pragma("foreign_keys = ON");
   raw.pragma("busy_timeout = 5000");
+  // Reads map the database file instead of copying pages through read() into SQLite's small page
+  // cache (2 MB by default): on a 577 MB knowledge graph (100,000 entities) search_nodes over
+  // stdio went 4.72/4.82 -> 4.17/4.21 ms mean, and query_tasks full text at 100,000 tasks p95
+  // 6.2/6.5 -> 5.7/5.5 ms (alternating bench runs). Writes still go through the WAL.
+  raw.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   // Keeps planner statistics fresh for the indexes that need them (cheap; SQLite's advice).
   raw.pragma("optimize = 0x10002");
   // Checkpoints run on a worker thread (checkpointer.ts); an in-memory database has no log to copy.
