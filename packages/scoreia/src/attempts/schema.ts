@@ -206,6 +206,7 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
     }
     await db.schema
       .createTable("chamber_events_keyed")
+      // The columns of 001's chamber_events repeated on purpose: a migration is a frozen snapshot.
       // SQLite: "integer primary key" is the rowid itself, no separate index.
       .addColumn("id", dialect === "postgres" ? "bigint" : "integer", (c) => c.primaryKey())
       .addColumn("handle", "text", (c) => c.notNull().references("chamber_attempts.handle"))

@@ -166,6 +166,49 @@ export interface Limited {
 /** Rows of a batch of probes, tagged with the index of the probe that found them. */
 export type Tagged<T> = T & { probe: number };
 
+type Fragment = ReturnType<typeof sql>;
+
+/**
+ * One entity probe's rows (shared by entityHits and poolHits): live visible entities whose
+ * document matches `match`, at most `limit`, newest first on SQLite.
+ */
+function entityProbeSql(sqlite: boolean, cols: Fragment, match: unknown, limit: unknown, ms: GraphScope): Fragment {
+  return sqlite
+    ? sql`SELECT * FROM (SELECT ${cols}
+          FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
+          WHERE shampoo_entities_fts MATCH ${match} AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${limit})`
+    : sql`(SELECT ${cols} FROM shampoo_entities e
+          WHERE e.search @@ to_tsquery('simple', ${match}) AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${limit})`;
+}
+
+/**
+ * One observation probe's rows (shared by observationHits and poolHits): live observations of
+ * live visible entities that match `match`, at most `limit`, newest first on SQLite.
+ */
+function observationProbeSql(
+  sqlite: boolean,
+  cols: Fragment,
+  match: unknown,
+  limit: unknown,
+  ms: GraphScope,
+): Fragment {
+  return sqlite
+    ? sql`SELECT * FROM (SELECT ${cols}
+          FROM shampoo_observations_fts
+          JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
+          JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE shampoo_observations_fts MATCH ${match}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${limit})`
+    : sql`(SELECT ${cols}
+          FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
+          WHERE o.search @@ to_tsquery('simple', ${match}) AND o.profile = ${ms.profile}
+            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+          LIMIT ${limit})`;
+}
+
 /**
  * Live visible entities whose name, aliases or type match each probe, at most `limit` per probe
  * (newest first on SQLite). All probes run as one statement (UNION ALL of limited subqueries):
@@ -182,15 +225,15 @@ export async function entityHits(db: Db, dialect: DialectName, s: GraphScope, pr
     `entities:${dialect}:${probes.length}:${scope.key}`,
     (m) => {
       const ms = scopeMarks(s, m);
+      const sqlite = dialect === "sqlite";
       const one = (_l: Limited, i: number) =>
-        dialect === "sqlite"
-          ? sql`SELECT * FROM (SELECT ${ENTITY_COLS}, ${i} AS probe
-          FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-          WHERE shampoo_entities_fts MATCH ${m[`match${i}`]} AND e.status = 'active' AND ${visibleSql("e", ms)}
-          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${m[`limit${i}`]})`
-          : sql`(SELECT ${ENTITY_COLS}, ${i}::int AS probe FROM shampoo_entities e
-          WHERE e.search @@ to_tsquery('simple', ${m[`match${i}`]}) AND e.status = 'active' AND ${visibleSql("e", ms)}
-          LIMIT ${m[`limit${i}`]})`;
+        entityProbeSql(
+          sqlite,
+          sqlite ? sql`${ENTITY_COLS}, ${i} AS probe` : sql`${ENTITY_COLS}, ${i}::int AS probe`,
+          m[`match${i}`],
+          m[`limit${i}`],
+          ms,
+        );
       return sql`${sql.join(probes.map(one), sql` UNION ALL `)}`;
     },
     values,
@@ -287,30 +330,17 @@ export async function poolHits(
           : "NULL::text AS obs_id, NULL::text AS entity_id, NULL::int AS ord, NULL::text AS head, NULL::int AS len",
       );
       const ent = (_l: Limited, i: number) =>
-        sqlite
-          ? sql`SELECT * FROM (SELECT ${tag(from + i)} AS probe, ${noObs}, ${ENTITY_COLS}
-          FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-          WHERE shampoo_entities_fts MATCH ${m[`ematch${i}`]} AND e.status = 'active' AND ${visibleSql("e", ms)}
-          ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${m[`elimit${i}`]})`
-          : sql`(SELECT ${tag(from + i)} AS probe, ${noObs}, ${ENTITY_COLS} FROM shampoo_entities e
-          WHERE e.search @@ to_tsquery('simple', ${m[`ematch${i}`]}) AND e.status = 'active' AND ${visibleSql("e", ms)}
-          LIMIT ${m[`elimit${i}`]})`;
+        entityProbeSql(
+          sqlite,
+          sql`${tag(from + i)} AS probe, ${noObs}, ${ENTITY_COLS}`,
+          m[`ematch${i}`],
+          m[`elimit${i}`],
+          ms,
+        );
       const obsCols = (i: number) => sql`${tag(OBS_TAG + from + i)} AS probe, o.id AS obs_id, o.entity_id, o.ord,
           substr(o.content, 1, ${m.head}) AS head, length(o.content) AS len, ${ENTITY_COLS}`;
       const obs = (_l: Limited, i: number) =>
-        sqlite
-          ? sql`SELECT * FROM (SELECT ${obsCols(i)}
-          FROM shampoo_observations_fts
-          JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
-          JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE shampoo_observations_fts MATCH ${m[`omatch${i}`]}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
-          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${m[`olimit${i}`]})`
-          : sql`(SELECT ${obsCols(i)}
-          FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE o.search @@ to_tsquery('simple', ${m[`omatch${i}`]}) AND o.profile = ${ms.profile}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
-          LIMIT ${m[`olimit${i}`]})`;
+        observationProbeSql(sqlite, obsCols(i), m[`omatch${i}`], m[`olimit${i}`], ms);
       return sql`${sql.join([...entityProbes.map(ent), ...obsProbes.map(obs)], sql` UNION ALL `)}`;
     },
     values,
@@ -366,19 +396,7 @@ export async function observationHits(
       const cols = (i: number) => sql`o.id AS obs_id, o.entity_id, o.ord, substr(o.content, 1, ${m.head}) AS head,
     length(o.content) AS len, ${ENTITY_COLS}, ${dialect === "sqlite" ? sql`${i}` : sql`${i}::int`} AS probe`;
       const one = (_l: Limited, i: number) =>
-        dialect === "sqlite"
-          ? sql`SELECT * FROM (SELECT ${cols(i)}
-          FROM shampoo_observations_fts
-          JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
-          JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE shampoo_observations_fts MATCH ${m[`match${i}`]}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
-          ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${m[`limit${i}`]})`
-          : sql`(SELECT ${cols(i)}
-          FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
-          WHERE o.search @@ to_tsquery('simple', ${m[`match${i}`]}) AND o.profile = ${ms.profile}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
-          LIMIT ${m[`limit${i}`]})`;
+        observationProbeSql(dialect === "sqlite", cols(i), m[`match${i}`], m[`limit${i}`], ms);
       return sql`${sql.join(probes.map(one), sql` UNION ALL `)}`;
     },
     values,
