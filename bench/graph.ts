@@ -40,7 +40,7 @@
  *     [--calls 200] [--queries 200] [--target-queries 400] [--warmup 10] [--ref-seconds 60] [--no-write]
  *     [--reuse NAME]
  *
- * --reuse NAME keeps the seeded SQLite store of each size as <tmpdir>/shampoo-graph-NAME-<size>.db
+ * --reuse NAME keeps the seeded SQLite store of each size as <tmpdir>/shampoo-graph-NAME-<seed>-<size>.db
  * and, when that file exists, copies it instead of seeding (100,000 entities take minutes to
  * seed); the run works on the copy, so every run starts from the same graph. The reference's
  * file is written anew each run (seconds). PostgreSQL is always seeded.
