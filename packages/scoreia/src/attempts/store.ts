@@ -156,12 +156,13 @@ export const nextAttemptNoPostgres = prepared<ChamberDB, Record<string, never>, 
 
 /** What a replay reads of an event (its key only orders them). */
 export type StoredEventRow = Omit<EventRow, "id">;
+const STORED_EVENT_COLUMNS = EVENT_COLUMNS.filter((c): c is Exclude<keyof EventRow, "id"> => c !== "id");
 
 /** An attempt's events in order: the key range of its number. */
 export const selectEvents = prepared<ChamberDB, { lo: number; hi: number }, StoredEventRow>((db, p) =>
   db
     .selectFrom("chamber_events")
-    .select(["handle", "seq", "kind", "action_index", "request_json", "response_json", "private_json", "at", "hash"])
+    .select(STORED_EVENT_COLUMNS)
     .where("id", ">=", p.lo)
     .where("id", "<", p.hi)
     .orderBy("id"),
