@@ -3,14 +3,15 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FACET_COLUMNS } from "../src/store/schema.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { freshProfile, NOW } from "./support/tasks-read.ts";
+import { expectLiveIndex, freshProfile, NOW } from "./support/tasks-read.ts";
 
 /**
  * Full text filters and orders its matches on SQLite through shampoo_tasks_facets (migration
  * 008: a narrow copy of the task's columns, kept by triggers), and find_by_title's title stages
- * walk shampoo_tasks_title_fts (009, kept by triggers). After every write tool, searches see the
- * new values at once on both engines, and on SQLite the copy equals the table and the title
- * index passes FTS5's integrity check against it.
+ * walk shampoo_tasks_title_fts (009, kept by triggers); live full text reads
+ * shampoo_tasks_live_fts (010, kept by triggers). After every write tool, searches see the new
+ * values at once on both engines, and on SQLite the copy equals the table, the title index passes
+ * FTS5's integrity check against it, and the live index holds exactly the live rows.
  */
 
 const DAY = 86_400_000;
@@ -44,6 +45,8 @@ describe.each(DIALECTS)("full text after every write tool on %s", (dialect) => {
     await sql`INSERT INTO shampoo_tasks_title_fts(shampoo_tasks_title_fts, rank) VALUES ('integrity-check', 1)`.execute(
       h.db.db,
     );
+    // The live index (010): exactly the live rows, under their scope keys, with their words.
+    await expectLiveIndex(h);
   }
 
   it("create, update (incl. CLEAR), assign, upsert, archive and bump are seen by the next search", async () => {

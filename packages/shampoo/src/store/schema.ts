@@ -70,6 +70,17 @@ export type TaskFacetRow = Pick<
   | "updated_at"
 > & { rid: number };
 
+/**
+ * SQLite only (010): the numbers of a profile (project "", jno 0: also its untagged enclave) and
+ * of each project inside it that has had live content; the key of shampoo_tasks_live_fts.
+ */
+export interface TaskScopeRow {
+  profile: string;
+  project: string;
+  pno: number;
+  jno: number;
+}
+
 export interface ClockRow {
   profile: string;
   clock: number;
@@ -84,6 +95,7 @@ export interface FoundationDB {
   shampoo_history: HistoryRow;
   shampoo_tasks: TaskRow;
   shampoo_tasks_facets: TaskFacetRow;
+  shampoo_task_scopes: TaskScopeRow;
   shampoo_clocks: ClockRow;
 }
 
@@ -104,6 +116,13 @@ export const FACET_COLUMNS = [
   "created_at",
   "updated_at",
 ] as const;
+
+/**
+ * The key of a live task in shampoo_tasks_live_fts (010): its scope's numbers and its rowid,
+ * `pno << 52 | jno << 32 | rowid`, for a row alias of shampoo_tasks (`new`, `old`, `t`).
+ */
+export const LIVE_KEY_SQL = (row: string) =>
+  `((SELECT (pno << 52) | (jno << 32) FROM shampoo_task_scopes WHERE profile = ${row}.profile AND project = coalesce(${row}.project, '')) | ${row}.rowid)`;
 
 const foundationMigrations: Record<string, Up> = {
   async "001_history_and_tasks"(db, dialect) {
@@ -361,6 +380,84 @@ const foundationMigrations: Record<string, Up> = {
     await sql`CREATE TRIGGER shampoo_tasks_title_ad AFTER DELETE ON shampoo_tasks BEGIN
       INSERT INTO shampoo_tasks_title_fts(shampoo_tasks_title_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
     END`.execute(db);
+  },
+  /**
+   * query_tasks full text over live content (the default view: no status, no include_completed)
+   * on SQLite: shampoo_tasks_live_fts, an FTS5 index of the live rows only (contentless, so its
+   * rowid is free) whose rowid carries the row's scope, `pno << 52 | jno << 32 | task rowid`:
+   * pno numbers the profile, jno the project inside it (0 = the untagged enclave), both from
+   * shampoo_task_scopes. A caller's scope is then one rowid range per run of visible projects,
+   * which FTS5 seeks inside its doclists: no row outside the scope or not live is ever ranked,
+   * joined or counted (read.ts liveSearchPage). Kept by triggers in the statement of every write:
+   * a row enters when it becomes live, leaves when it stops being live, and is re-keyed when its
+   * project or text changes. Limits (a write past them fails): 2,048 profiles, 1,048,575 projects per
+   * profile, task rowids below 2³². PostgreSQL: nothing (its search is one GIN index over every row).
+   */
+  async "010_task_live_search"(db, dialect) {
+    if (dialect === "postgres") return;
+    await sql`CREATE TABLE shampoo_task_scopes (
+      profile TEXT NOT NULL,
+      project TEXT NOT NULL,
+      pno INTEGER NOT NULL CONSTRAINT shampoo_task_scopes_profile_limit CHECK (pno BETWEEN 0 AND 2047),
+      jno INTEGER NOT NULL CONSTRAINT shampoo_task_scopes_project_limit CHECK (jno BETWEEN 0 AND 1048575),
+      PRIMARY KEY (profile, project),
+      UNIQUE (pno, jno)
+    )`.execute(db);
+    await sql`CREATE VIRTUAL TABLE shampoo_tasks_live_fts USING fts5(title, description, notes, project, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`.execute(
+      db,
+    );
+    const live = `status IN ${LIVE_STATUS_SQL}`;
+    // Existing content: profiles numbered in name order, their projects in name order.
+    await sql
+      .raw(`INSERT INTO shampoo_task_scopes (profile, project, pno, jno)
+        SELECT profile, '', row_number() OVER (ORDER BY profile) - 1, 0 FROM (SELECT DISTINCT profile FROM shampoo_tasks WHERE ${live})`)
+      .execute(db);
+    await sql
+      .raw(`INSERT INTO shampoo_task_scopes (profile, project, pno, jno)
+        SELECT t.profile, t.project, s.pno, row_number() OVER (PARTITION BY t.profile ORDER BY t.project)
+        FROM (SELECT DISTINCT profile, project FROM shampoo_tasks WHERE ${live} AND project IS NOT NULL) t
+        JOIN shampoo_task_scopes s ON s.profile = t.profile AND s.project = ''`)
+      .execute(db);
+    await sql
+      .raw(`INSERT INTO shampoo_tasks_live_fts (rowid, title, description, notes, project)
+        SELECT ${LIVE_KEY_SQL("t")}, t.title, t.description, t.notes, t.project FROM shampoo_tasks t WHERE t.${live} ORDER BY 1`)
+      .execute(db);
+    const scopeFor = (row: string) => `
+      INSERT INTO shampoo_task_scopes (profile, project, pno, jno)
+        SELECT ${row}.profile, '', coalesce((SELECT max(pno) FROM shampoo_task_scopes), -1) + 1, 0
+        WHERE ${row}.${live} AND NOT EXISTS (SELECT 1 FROM shampoo_task_scopes WHERE profile = ${row}.profile AND project = '');
+      INSERT INTO shampoo_task_scopes (profile, project, pno, jno)
+        SELECT ${row}.profile, ${row}.project, s.pno, (SELECT max(jno) FROM shampoo_task_scopes WHERE pno = s.pno) + 1
+        FROM shampoo_task_scopes s
+        WHERE ${row}.${live} AND ${row}.project IS NOT NULL AND s.profile = ${row}.profile AND s.project = ''
+          AND NOT EXISTS (SELECT 1 FROM shampoo_task_scopes WHERE profile = ${row}.profile AND project = ${row}.project);`;
+    const enter = (row: string) => `
+      SELECT RAISE(ABORT, 'shampoo_tasks_live_fts: task rowids from 2^32 on do not fit its key') WHERE ${row}.rowid >= 4294967296;
+      INSERT INTO shampoo_tasks_live_fts (rowid, title, description, notes, project)
+        SELECT ${LIVE_KEY_SQL(row)}, ${row}.title, ${row}.description, ${row}.notes, ${row}.project WHERE ${row}.${live};`;
+    await sql
+      .raw(`CREATE TRIGGER shampoo_tasks_live_ai AFTER INSERT ON shampoo_tasks WHEN new.${live} BEGIN
+        ${scopeFor("new")}
+        ${enter("new")}
+      END`)
+      .execute(db);
+    // Only when the row's place in the index changes: it becomes or stops being live, or its
+    // project or any indexed text changes (a move between live statuses changes nothing here).
+    await sql
+      .raw(`CREATE TRIGGER shampoo_tasks_live_au AFTER UPDATE OF status, profile, project, title, description, notes ON shampoo_tasks
+        WHEN (old.${live}) IS NOT (new.${live}) OR old.profile IS NOT new.profile OR old.project IS NOT new.project
+          OR old.title IS NOT new.title OR old.description IS NOT new.description OR old.notes IS NOT new.notes
+        BEGIN
+        DELETE FROM shampoo_tasks_live_fts WHERE old.${live} AND rowid = ${LIVE_KEY_SQL("old")};
+        ${scopeFor("new")}
+        ${enter("new")}
+      END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER shampoo_tasks_live_ad AFTER DELETE ON shampoo_tasks WHEN old.${live} BEGIN
+        DELETE FROM shampoo_tasks_live_fts WHERE rowid = ${LIVE_KEY_SQL("old")};
+      END`)
+      .execute(db);
   },
 };
 

@@ -35,8 +35,9 @@ export interface Agent {
   sc(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
-export async function harness(dialect: DialectName): Promise<Harness> {
-  const db = await openTestDatabase<ShampooDB>(dialect);
+/** `db`: a test database prepared by the caller (e.g. migrated part way), migrated to the latest. */
+export async function harness(dialect: DialectName, opts: { db?: TestDb<ShampooDB> } = {}): Promise<Harness> {
+  const db = opts.db ?? (await openTestDatabase<ShampooDB>(dialect));
   await migrateShampoo(db);
   const clock = new ManualClock("2026-11-30T12:00:00.000Z");
   const callers = new Map<string, Caller>();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "kernel";
 import { expect } from "vitest";
 import { normalizeTitle } from "../../src/domains/tasks/model.ts";
 import type { TaskRow } from "../../src/store/schema.ts";
@@ -95,6 +96,43 @@ export async function expectError(
   if (typeof message === "string") expect(sc.error).toBe(message);
   else expect(sc.error).toMatch(message);
   return sc;
+}
+
+/**
+ * SQLite: shampoo_tasks_live_fts (010) holds exactly the live rows, each under its scope key
+ * (profile and project numbers from shampoo_task_scopes, then the task rowid), with exactly the
+ * words the four-field index holds for that row (term, column and position, read through
+ * fts5vocab), and passes FTS5's integrity check. No-op on PostgreSQL.
+ */
+export async function expectLiveIndex(h: Harness): Promise<void> {
+  if (h.db.dialect !== "sqlite") return;
+  const db = h.db.db;
+  const keys = await sql`SELECT rowid >> 52 AS pno, (rowid >> 32) & 1048575 AS jno, rowid & 4294967295 AS rid
+    FROM shampoo_tasks_live_fts ORDER BY rid`.execute(db);
+  const live = await sql`SELECT s.pno, s.jno, t.rowid AS rid FROM shampoo_tasks t
+    LEFT JOIN shampoo_task_scopes s ON s.profile = t.profile AND s.project = coalesce(t.project, '')
+    WHERE t.status IN ('not_started', 'in_progress') ORDER BY rid`.execute(db);
+  expect(keys.rows).toEqual(live.rows);
+  // Numbering: one profile row (project "", jno 0) per profile, projects 1.. inside it.
+  const bad = await sql`SELECT * FROM shampoo_task_scopes s WHERE (s.project = '') != (s.jno = 0)
+    OR NOT EXISTS (SELECT 1 FROM shampoo_task_scopes p WHERE p.profile = s.profile AND p.project = '' AND p.pno = s.pno)`.execute(
+    db,
+  );
+  expect(bad.rows).toEqual([]);
+  await sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_words USING fts5vocab(main, shampoo_tasks_live_fts, instance)`.execute(
+    db,
+  );
+  await sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.all_words USING fts5vocab(main, shampoo_tasks_fts, instance)`.execute(
+    db,
+  );
+  const words =
+    await sql`SELECT doc & 4294967295 AS rid, term, col, "offset" FROM temp.live_words ORDER BY 1, 2, 3, 4`.execute(db);
+  const expected = await sql`SELECT doc AS rid, term, col, "offset" FROM temp.all_words
+    WHERE doc IN (SELECT rowid FROM shampoo_tasks WHERE status IN ('not_started', 'in_progress')) ORDER BY 1, 2, 3, 4`.execute(
+    db,
+  );
+  expect(words.rows).toEqual(expected.rows);
+  await sql`INSERT INTO shampoo_tasks_live_fts(shampoo_tasks_live_fts) VALUES ('integrity-check')`.execute(db);
 }
 
 export type Task = Record<string, unknown> & { id: string; title: string };

@@ -108,7 +108,7 @@ export function tsqueryWordStage(terms: string[], stage: WordStage): string {
 }
 
 /** bm25 column weights (title, description, notes, project): a title hit outranks a notes hit. */
-const BM25_WEIGHTS = sql.raw("10.0, 4.0, 2.0, 1.0");
+export const BM25_WEIGHTS = sql.raw("10.0, 4.0, 2.0, 1.0");
 
 /**
  * `raw` is the user's text as typed; PostgreSQL also parses it with its own parser

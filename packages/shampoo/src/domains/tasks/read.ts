@@ -5,6 +5,7 @@ import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 import { entityLookupSource } from "../graph/lookup.ts";
 import { graphScopeOf } from "../graph/store.ts";
 import { type FtsSql, fts5WordStage, ftsSql, searchTerms, tsqueryWordStage } from "./fts.ts";
+import { liveRanges, liveSearchCount, liveSearchPage } from "./live-search.ts";
 import { type LookupCandidate, type LookupSource, lookup, type WordWalk } from "./lookup.ts";
 import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
 import { FINISHED, normalizeTitle, type STATUSES, taskView, today } from "./model.ts";
@@ -299,12 +300,22 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
 
   const searchText = typeof a.search === "string" ? a.search.trim() : "";
   let fts: FtsSql | undefined;
+  let words: string[] = [];
   if (searchText !== "") {
-    const terms = searchTerms(searchText);
+    words = searchTerms(searchText);
     // Text without a single word character cannot match anything full-text.
-    if (terms.length === 0) return emptyPage(0, offset, limit);
-    fts = ftsSql(dialect, terms, searchText, "all");
+    if (words.length === 0) return emptyPage(0, offset, limit);
+    fts = ftsSql(dialect, words, searchText, "all");
   }
+  // Full text over live content with no filter but the project (the common search) reads the
+  // live index on SQLite (live-search.ts): only live rows in scope are ranked and counted.
+  const liveText =
+    fts !== undefined &&
+    dialect === "sqlite" &&
+    typeof a.status !== "string" &&
+    a.include_completed !== true &&
+    a.overdue_only !== true &&
+    (["priority", "section", "type", "parent_id"] as const).every((f) => typeof a[f] !== "string");
 
   const scope = scopeOf(ctx.caller);
   return readSnapshot(ctx, async (db) => {
@@ -317,12 +328,17 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
         .where(and(filters(walking)));
 
     const terms = [...order, ...DEFAULT_TERMS];
-    const count = async () =>
+    let count = async () =>
       Number((await base().select(sql<number | string>`count(*)`.as("n")).executeTakeFirst())?.n ?? 0);
     // The page as ids in order (narrow rows), then the full rows of those ids only.
     let page: Raw<unknown>;
     let total: number | undefined;
-    if (fts) {
+    const ranges = liveText ? await liveRanges(db, scope, project) : undefined;
+    if (ranges !== undefined) {
+      if (ranges.length === 0) return emptyPage(0, offset, limit);
+      page = liveSearchPage(words, ranges, orderSql(terms), limit, offset);
+      count = () => liveSearchCount(db, words, ranges);
+    } else if (fts) {
       // Full text: one pass over the matches gives the page and, by a window count over the
       // same narrow rows, the total (a separate count would run the search twice).
       page = sql`(${base()
