@@ -1,3 +1,4 @@
+import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entityLookupSource } from "../src/domains/graph/lookup.ts";
@@ -299,6 +300,38 @@ describe.each(DIALECTS)("knowledge-graph search on %s", (dialect) => {
     expect({ ...foreign._accounting, meaningful_terms: [] }).toEqual({ ...missing._accounting, meaningful_terms: [] });
     expect(foreign._accounting.status).toBe("no_results");
     expect((await search(owner, { query: "nebula" })).entities.map((e) => e.name)).toEqual(["Hidden Nebula"]);
+  });
+
+  it("one-row writes keep the word indexes merged, and search finds every entity they wrote", async () => {
+    const { agent, p } = await fresh();
+    const names = Array.from({ length: 40 }, (_, i) => `Segment probe ${i}`);
+    for (const [i, name] of names.entries()) {
+      await agent.sc("create_entities", {
+        entities: [{ name, entityType: "probe", observations: [`first note ${i}`], project: p }],
+      });
+      await agent.sc("add_observations", { observations: [{ entityName: name, contents: [`marker${i} later`] }] });
+    }
+    for (const i of [0, 17, 39]) {
+      const byName = await search(agent, { query: `Segment probe ${i}` });
+      expect(byName.entities[0]?.name).toBe(`Segment probe ${i}`);
+      const byObservation = await search(agent, { query: `marker${i}` });
+      expect(byObservation.entities[0]).toMatchObject({
+        name: `Segment probe ${i}`,
+        observations: [`marker${i} later`],
+        _evidence_status: "found",
+      });
+    }
+    if (dialect === "sqlite") {
+      // 80 one-row write transactions: FTS5's automerge alone leaves a dozen segments per
+      // word index here; the bounded merge after each write (fts.ts mergeAfterWrite) keeps
+      // at most one per level, so every term lookup probes a few.
+      for (const t of ["shampoo_entities_fts", "shampoo_observations_fts"]) {
+        const r = await sql<{ n: number }>`SELECT count(DISTINCT segid) AS n FROM ${sql.table(`${t}_idx`)}`.execute(
+          h.db.db,
+        );
+        expect(Number(r.rows[0]?.n)).toBeLessThanOrEqual(3);
+      }
+    }
   });
 
   it("search_by_project: substring pool strictly inside the project, re-ranked with _score", async () => {

@@ -1,4 +1,4 @@
-import { type DialectName, sql } from "kernel";
+import { type DialectName, directStatements, type Kysely, sql } from "kernel";
 import { compiledRows, scopeMarks, scopeShape } from "./compiled.ts";
 import { fold } from "./model.ts";
 import { PG_ENTITY_DOC, pgFold } from "./schema.ts";
@@ -145,7 +145,7 @@ export async function tidySearchIndexes(db: Db, dialect: DialectName, maxPages =
   if (dialect !== "sqlite") return;
   const changes = async () =>
     Number((await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db)).rows[0]?.n ?? 0);
-  for (const t of ["shampoo_entities_fts", "shampoo_observations_fts"]) {
+  for (const t of WORD_INDEXES) {
     for (let pages = 0; pages < maxPages; pages += MERGE_STEP_PAGES) {
       const before = await changes();
       await sql`INSERT INTO ${sql.table(t)}(${sql.ref(t)}, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`.execute(db);
@@ -153,6 +153,34 @@ export async function tidySearchIndexes(db: Db, dialect: DialectName, maxPages =
       if ((await changes()) - before <= 1) break;
     }
   }
+}
+
+/** The word indexes of search_nodes (the trigram ones serve search_by_project only). */
+const WORD_INDEXES = ["shampoo_entities_fts", "shampoo_observations_fts"] as const;
+
+/** Pages of FTS5 merge work per word index at the end of each graph write transaction. */
+export const WRITE_MERGE_PAGES = 8;
+
+/**
+ * SQLite, at the end of a graph write transaction: a bounded FTS5 'merge' (usermerge 2, at most
+ * WRITE_MERGE_PAGES pages per word index) of the segments that writes left behind.
+ *
+ * Every transaction that changes a word index flushes a new small segment. FTS5's own
+ * automerge works in units of 64 leaf pages written, so one-row writes (create_entities with
+ * one entity, add_observations) pile up a dozen segments before it merges any — and every term
+ * lookup of every search probes each one (at 1,000 entities, after 210 one-entity creates:
+ * 13 entity-index segments, an entity probe 3–6× slower than on one segment). Merged here, a
+ * level holds at most one segment and a search probes two or three. Bounded and resumable (an
+ * unfinished merge goes on at the next write), so a write never pays for a whole-index merge;
+ * with nothing to merge it writes nothing (about 3 µs per index). Only inside the kernel's
+ * SQLite transaction (directStatements); a no-op on PostgreSQL, whose GIN indexes need no such
+ * care (their pending lists are kept small instead: schema.ts).
+ */
+export function mergeAfterWrite(db: Db): void {
+  const direct = directStatements(db as Kysely<unknown>);
+  if (!direct) return;
+  for (const t of WORD_INDEXES)
+    direct.prepare(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ${WRITE_MERGE_PAGES})`).run([]);
 }
 
 const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");

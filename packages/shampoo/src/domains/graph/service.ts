@@ -6,6 +6,7 @@ import { type PendingEvent, recordEvents } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
 import { noteAccess, noteAccessOn } from "./access.ts";
+import { mergeAfterWrite } from "./fts.ts";
 import {
   checkName,
   checkVisibility,
@@ -68,6 +69,8 @@ export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Pro
     const w: W = { ctx, trx: trx as Trx, now, at: iso(now), pg, s, events: [] };
     const out = await fn(w);
     await flushEvents(w);
+    // SQLite: the index segments this write left behind, merged before it commits (fts.ts).
+    mergeAfterWrite(w.trx);
     return out;
   });
 }
