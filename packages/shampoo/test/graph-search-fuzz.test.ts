@@ -38,6 +38,7 @@ describe.each(DIALECTS)("graph search never fails on odd text (%s)", (dialect) =
     for (const q of ODD) {
       const n = await a.call("search_nodes", { query: q });
       expect(n.isError, JSON.stringify(q)).toBeFalsy();
+      expect(n.content, JSON.stringify(q)).toEqual([{ type: "text", text: JSON.stringify(n.structuredContent) }]);
       const p = await a.call("search_by_project", { query: q, project: "p" });
       expect(p.isError, JSON.stringify(q)).toBeFalsy();
     }

@@ -49,6 +49,8 @@ describe.each(DIALECTS)("search_nodes packing on %s", (dialect) => {
       expect(r.isError).toBeFalsy();
       const sc = r.structuredContent as Answer;
       expect(sc._accounting.wire_chars).toBe(charCount(JSON.stringify(sc)));
+      // The text block is exactly the result's JSON (spliced by the pack, not serialized again).
+      expect(r.content).toEqual([{ type: "text", text: JSON.stringify(sc) }]);
       return sc;
     };
 

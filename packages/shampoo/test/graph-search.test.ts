@@ -48,6 +48,8 @@ describe.each(DIALECTS)("knowledge-graph search on %s", (dialect) => {
     const sc = r.structuredContent as { entities: Ent[]; query: string; _accounting: Acct };
     // The accounting is exact: wire_chars is the character count of the serialized result.
     expect(sc._accounting.wire_chars).toBe(charCount(JSON.stringify(sc)));
+    // The text block is exactly that serialized result (search.ts searchNodesText).
+    expect(r.content).toEqual([{ type: "text", text: JSON.stringify(sc) }]);
     return sc;
   };
 

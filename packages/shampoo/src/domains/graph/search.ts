@@ -413,6 +413,18 @@ function evidenceStatus(c: Candidate): EvidenceStatus {
 }
 
 export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return (await searchNodesText(ctx, a)).result;
+}
+
+/**
+ * search_nodes with the result's exact JSON (`text`, equal to JSON.stringify(result)), spliced
+ * from the pieces the pack serialized anyway to measure them: the tool sends it as its text
+ * block instead of serializing the whole result a second time.
+ */
+export async function searchNodesText(
+  ctx: ShampooCtx,
+  a: Record<string, unknown>,
+): Promise<{ result: Record<string, unknown>; text: string }> {
   const query = String(a.query);
   const budget = a.budget === undefined ? SEARCH_DEFAULT_BUDGET : Number(a.budget);
   // `project` is accepted for compatibility and deliberately unused: it neither narrows nor boosts.
@@ -423,7 +435,10 @@ export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): 
   return readNoted(ctx, "search_nodes", async (db) => {
     const g = await gather(ctx, db, s, q);
     const packed = await pack(db, ctx.database.dialect, g, query, q, budget);
-    return { ids: g.candidates.slice(0, packed.returned).map((c) => c.id), result: packed.result };
+    return {
+      ids: g.candidates.slice(0, packed.returned).map((c) => c.id),
+      result: { result: packed.result, text: packed.text },
+    };
   });
 }
 
@@ -453,7 +468,7 @@ async function pack(
   query: string,
   q: ParsedQuery,
   budget: number,
-): Promise<{ result: Record<string, unknown>; returned: number }> {
+): Promise<{ result: Record<string, unknown>; text: string; returned: number }> {
   const candidates = g.candidates;
   const degraded = [...g.degraded];
   const statuses = candidates.map(evidenceStatus);
@@ -478,7 +493,8 @@ async function pack(
       stopword_list: q.stopwords,
     };
   };
-  const envelope = (acct: Accounting) => charCount(JSON.stringify({ entities: [], query, _accounting: acct }));
+  const envelopeJson = (acct: Accounting) => JSON.stringify({ entities: [], query, _accounting: acct });
+  const envelope = (acct: Accounting) => charCount(envelopeJson(acct));
   // The size of the whole serialized result: the envelope with no entities plus each entity's
   // JSON and its separating comma. wire_chars sits inside what it measures, so it is settled by
   // a fixpoint (its own digits can change the length it reports).
@@ -495,9 +511,9 @@ async function pack(
   // observations, and the smallest envelope (status "ok", truncated true, every count 0), are
   // lower bounds of their sizes; the first candidate whose lower-bound prefix exceeds the budget
   // is never packed, nor is any after it. Only the plain candidates before it get their heads.
-  const sizeOf = (r: SearchRecord) => charCount(JSON.stringify(r));
   const records: SearchRecord[] = candidates.map(toRecord);
-  const sizes = records.map(sizeOf);
+  const jsons = records.map((r) => JSON.stringify(r));
+  const sizes = jsons.map(charCount);
   let reach = considered;
   let low = envelope({ ...accounting(0, 0), truncated: true, status: "ok" });
   for (let i = 0; i < considered; i++) {
@@ -513,7 +529,8 @@ async function pack(
     for (let i = 0; i < reach; i++) {
       if (!(candidates[i] as Candidate).plain) continue;
       records[i] = toRecord(candidates[i] as Candidate);
-      sizes[i] = sizeOf(records[i] as SearchRecord);
+      jsons[i] = JSON.stringify(records[i]);
+      sizes[i] = charCount(jsons[i] as string);
     }
   }
 
@@ -543,8 +560,14 @@ async function pack(
     entityChars += size;
     observations += r.observations.length;
   }
+  const acct = settle(accounting(packed.length, observations), entityChars);
+  // The result's JSON: the envelope's, with the packed records' JSON (already made above) inside
+  // its empty entities array — exactly JSON.stringify of the result (tested).
+  const env = envelopeJson(acct);
+  const open = '{"entities":[';
   return {
-    result: { entities: packed, query, _accounting: settle(accounting(packed.length, observations), entityChars) },
+    result: { entities: packed, query, _accounting: acct },
+    text: `${open}${jsons.slice(0, packed.length).join(",")}${env.slice(open.length)}`,
     returned: packed.length,
   };
 }
