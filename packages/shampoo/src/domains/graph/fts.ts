@@ -158,29 +158,62 @@ export async function tidySearchIndexes(db: Db, dialect: DialectName, maxPages =
 /** The word indexes of search_nodes (the trigram ones serve search_by_project only). */
 const WORD_INDEXES = ["shampoo_entities_fts", "shampoo_observations_fts"] as const;
 
-/** Pages of FTS5 merge work per word index at the end of each graph write transaction. */
+/** Pages of FTS5 merge work per word index at the end of a graph write transaction. */
 export const WRITE_MERGE_PAGES = 8;
+/** A write merges a word index once it has this many segments (see mergeAfterWrite). */
+export const MERGE_FROM_SEGMENTS = 4;
+
+/**
+ * The number of segments in an FTS5 structure record (the `%_data` row with id 10): a 4-byte
+ * cookie, the 4-byte marker of the version 2 format when present, then the number of levels
+ * and the number of segments as SQLite varints (fts5_index.c, "structure record"). Null when
+ * the record does not read as one.
+ */
+export function structureSegments(block: Uint8Array): number | null {
+  let i = 4;
+  if (block[4] === 0xff && block[5] === 0 && block[6] === 0 && block[7] === 1) i += 4;
+  const varint = (): number | null => {
+    let v = 0;
+    for (let k = 0; k < 9; k++) {
+      const b = block[i++];
+      if (b === undefined) return null;
+      if (k === 8) return v * 256 + b;
+      v = v * 128 + (b & 0x7f);
+      if (b < 0x80) return v;
+    }
+    return null;
+  };
+  return varint() === null ? null : varint();
+}
 
 /**
  * SQLite, at the end of a graph write transaction: a bounded FTS5 'merge' (usermerge 2, at most
- * WRITE_MERGE_PAGES pages per word index) of the segments that writes left behind.
+ * WRITE_MERGE_PAGES pages) of each word index that writes have left with MERGE_FROM_SEGMENTS
+ * segments or more.
  *
  * Every transaction that changes a word index flushes a new small segment. FTS5's own
  * automerge works in units of 64 leaf pages written, so one-row writes (create_entities with
- * one entity, add_observations) pile up a dozen segments before it merges any — and every term
- * lookup of every search probes each one (at 1,000 entities, after 210 one-entity creates:
- * 13 entity-index segments, an entity probe 3–6× slower than on one segment). Merged here, a
- * level holds at most one segment and a search probes two or three. Bounded and resumable (an
- * unfinished merge goes on at the next write), so a write never pays for a whole-index merge;
- * with nothing to merge it writes nothing (about 3 µs per index). Only inside the kernel's
- * SQLite transaction (directStatements); a no-op on PostgreSQL, whose GIN indexes need no such
- * care (their pending lists are kept small instead: schema.ts).
+ * one entity, add_observations) pile up a dozen segments and more before it merges any — and
+ * every term lookup of every search probes each one (at 1,000 entities, after 210 one-entity
+ * creates: 13 entity-index segments, an entity probe 3–6× slower than on one segment; at
+ * 100,000 after 300 creates 21 and 15). Merged here, a search probes at most a few. Reading
+ * the count costs a blob read per index; a merge is bounded and resumable (an unfinished
+ * merge goes on at a later write), so a write never pays for a whole-index merge, and merging
+ * only from a few segments on (not after every write) keeps the cost off most writes. Only
+ * inside the kernel's SQLite transaction (directStatements); a no-op on PostgreSQL, whose GIN
+ * indexes need no such care (their pending lists are kept small instead: schema.ts).
  */
 export function mergeAfterWrite(db: Db): void {
   const direct = directStatements(db as Kysely<unknown>);
   if (!direct) return;
-  for (const t of WORD_INDEXES)
+  for (const t of WORD_INDEXES) {
+    const row = direct.prepare(`SELECT block FROM ${t}_data WHERE id = 10`).all([])[0] as
+      | { block: Uint8Array }
+      | undefined;
+    const segments = row ? structureSegments(row.block) : null;
+    if (segments !== null && segments < MERGE_FROM_SEGMENTS) continue;
     direct.prepare(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ${WRITE_MERGE_PAGES})`).run([]);
+  }
 }
 
 const ENTITY_COLS = sql.raw("e.id, e.name, e.name_norm, e.entity_type, e.project, e.alias_text");
