@@ -1,7 +1,7 @@
 import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MERGE_FROM_SEGMENTS, structureSegments } from "../src/domains/graph/fts.ts";
+import { MERGE_FROM_SEGMENTS, pendingMerge, structureSegments } from "../src/domains/graph/fts.ts";
 import { entityLookupSource } from "../src/domains/graph/lookup.ts";
 import { STOPWORD_LIST_NAME, STOPWORDS } from "../src/domains/graph/model.ts";
 import { charCount, excerpt, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../src/domains/graph/search.ts";
@@ -326,15 +326,16 @@ describe.each(DIALECTS)("knowledge-graph search on %s", (dialect) => {
     }
     if (dialect === "sqlite") {
       // 80 one-row write transactions: FTS5's automerge alone leaves a dozen segments per word
-      // index here (10 in this file); a write that finds MERGE_FROM_SEGMENTS or more merges
-      // them (fts.ts mergeAfterWrite), so every term lookup probes a few.
+      // index here (10 in this file); a write that leaves MERGE_FROM_SEGMENTS or more has them
+      // merged right after it (fts.ts scheduleMerge), so every term lookup probes a few.
+      await pendingMerge(h.db);
       for (const t of ["shampoo_entities_fts", "shampoo_observations_fts"]) {
         const r = await sql<{ n: number }>`SELECT count(DISTINCT segid) AS n FROM ${sql.table(`${t}_idx`)}`.execute(
           h.db.db,
         );
         const n = Number(r.rows[0]?.n);
         expect(n).toBeLessThanOrEqual(MERGE_FROM_SEGMENTS);
-        // The count mergeAfterWrite reads from the structure record is the index's own.
+        // The count needsMerge reads from the structure record is the index's own.
         const block = await sql<{
           block: Uint8Array;
         }>`SELECT block FROM ${sql.table(`${t}_data`)} WHERE id = 10`.execute(h.db.db);

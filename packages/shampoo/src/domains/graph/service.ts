@@ -6,7 +6,7 @@ import { type PendingEvent, recordEvents } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
 import { noteAccess, noteAccessOn } from "./access.ts";
-import { mergeAfterWrite } from "./fts.ts";
+import { needsMerge, scheduleMerge } from "./fts.ts";
 import {
   checkName,
   checkVisibility,
@@ -63,16 +63,19 @@ export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Pro
   const now = ctx.clock.now();
   const s = graphScopeOf(ctx.caller);
   const pg = ctx.database.dialect === "postgres";
+  let merge = false;
   // Database.transaction: on SQLite the kernel's own BEGIN IMMEDIATE/COMMIT on the held
   // connection (prepared() statements run on better-sqlite3 directly); Kysely's on PostgreSQL.
-  return ctx.database.transaction(async (trx) => {
+  const out = await ctx.database.transaction(async (trx) => {
     const w: W = { ctx, trx: trx as Trx, now, at: iso(now), pg, s, events: [] };
-    const out = await fn(w);
+    const result = await fn(w);
     await flushEvents(w);
-    // SQLite: the index segments this write left behind, merged before it commits (fts.ts).
-    mergeAfterWrite(w.trx);
-    return out;
+    // SQLite: index segments piled up by one-row writes are merged after the commit (fts.ts).
+    merge = needsMerge(w.trx);
+    return result;
   });
+  if (merge) void scheduleMerge(ctx.database);
+  return out;
 }
 
 /** Events queued beyond this are written at once (a bulk import must not hold them all). */
