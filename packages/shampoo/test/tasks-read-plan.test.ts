@@ -1,7 +1,7 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ORDER, queryTasks } from "../src/domains/tasks/read.ts";
+import { DEFAULT_ORDER, findByTitle, LOOKUP_SCAN_CAP, queryTasks } from "../src/domains/tasks/read.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { bulkInsert, freshProfile, TODAY } from "./support/tasks-read.ts";
 
@@ -192,5 +192,36 @@ describe.each(DIALECTS)("query_tasks page strategies on %s", (dialect) => {
         .map((r) => r.detail)
         .join("\n");
       expect(plan).toContain("shampoo_tasks_due_order");
+    });
+
+  if (dialect === "sqlite")
+    it("SQLite walks shampoo_tasks_lookup_scan for find_by_title's full-scan fallback (no sort of the profile)", async () => {
+      const captured: string[] = [];
+      const db = h.db.db.withPlugin({
+        transformQuery: (x) => {
+          captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
+          return x.node;
+        },
+        transformResult: async (x) => x.result,
+      });
+      const ctx = {
+        caller: all.caller,
+        source: { tool: "find_by_title", session: "plan" },
+        clock: h.clock,
+        database: { ...h.db, db },
+      };
+      const r = await findByTitle(ctx, { title_fragment: "qqqxv zzzyw" });
+      expect(r.lookup_strategy).toBe("full_scan_fallback");
+      const scan = captured.find((q) => q.includes("updated_at DESC") && !q.includes("fts")) as string;
+      expect(scan).toBeDefined();
+      const plan = (
+        await sql<{
+          detail: string;
+        }>`EXPLAIN QUERY PLAN ${sql.raw(scan.replaceAll("?", String(LOOKUP_SCAN_CAP)))}`.execute(h.db.db)
+      ).rows
+        .map((x) => x.detail)
+        .join("\n");
+      expect(plan).toContain("shampoo_tasks_lookup_scan");
+      expect(plan).not.toContain("TEMP B-TREE");
     });
 });

@@ -2,7 +2,7 @@ import { type DialectName, type Generated, type Kysely, sql } from "kernel";
 import { type GraphDB, graphMigrations } from "../domains/graph/schema.ts";
 import { type LinksDB, linksMigrations } from "../domains/links/schema.ts";
 import { type SessionsDB, sessionsMigrations } from "../domains/sessions/schema.ts";
-import { heatSql, LIVE_STATUS_SQL, rankSql } from "../domains/tasks/ready-sql.ts";
+import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "../domains/tasks/ready-sql.ts";
 
 /** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
 export interface HistoryRow {
@@ -457,6 +457,20 @@ const foundationMigrations: Record<string, Up> = {
       .raw(`CREATE TRIGGER shampoo_tasks_live_ad AFTER DELETE ON shampoo_tasks WHEN old.${live} BEGIN
         DELETE FROM shampoo_tasks_live_fts WHERE rowid = ${LIVE_KEY_SQL("old")};
       END`)
+      .execute(db);
+  },
+  /**
+   * find_by_title's full-scan fallback (a fragment no index stage answers confidently) reads the
+   * caller's most recent `LOOKUP_SCAN_CAP` entries, live first, then most recently updated:
+   * without an index in that order the engine sorted every row of the profile, bodies included
+   * (240 ms at 100,000 tasks). Both engines; the key's first expression is the query's own text
+   * (ready-sql.ts finishedTestSql), which SQLite matches to it.
+   */
+  async "011_task_lookup_scan_index"(db) {
+    await sql
+      .raw(
+        `CREATE INDEX shampoo_tasks_lookup_scan ON shampoo_tasks (profile, ${finishedTestSql()}, updated_at DESC, id)`,
+      )
       .execute(db);
   },
 };

@@ -8,6 +8,15 @@
 export const LIVE_STATUS_SQL = "('not_started', 'in_progress')";
 
 /**
+ * "Finished" as a literal test on the status (false sorts first: live content first), on any
+ * alias: the key of migration 011's index shampoo_tasks_lookup_scan (no alias: SQLite refuses
+ * one in an index) and of find_by_title's orders (read.ts LIVE_FIRST).
+ */
+export function finishedTestSql(alias = ""): string {
+  return `(${alias ? `${alias}.status` : "status"} IN ('done', 'archived', 'cancelled'))`;
+}
+
+/**
  * A task's date-independent ready_context points (ready.ts judge): priority (critical 40, high
  * 30, medium 20, low 10) + section (today 20, next 6, inbox 3) + in progress 15. The score of a
  * task that is not waiting is this plus the due-date points, which are constant within a due-date
