@@ -29,6 +29,9 @@ describe("memory_lookup_v2 match quality", () => {
     expect(matchQuality("readme draft", "Draft Paul pack README")).toBe(0.55);
     expect(matchQuality("readme draft zebra", "Draft Paul pack README")).toBeCloseTo(0.2);
     expect(matchQuality("readme zebra lion", "Draft Paul pack README")).toBe(0);
+    // Half the words, one as a word's start; a substring inside a word is no word hit.
+    expect(matchQuality("pac zebra", "Draft Paul pack README")).toBeCloseTo(0.15);
+    expect(matchQuality("aul zebra", "Draft Paul pack README")).toBe(0);
     expect(matchQuality("anything", null)).toBe(0);
   });
   it("partial-word matches need three characters", () => {

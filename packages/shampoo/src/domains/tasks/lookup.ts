@@ -148,6 +148,12 @@ function quality(q: Query, text: string | null): number {
   if (q.words.length > 1 && q.compact.length >= MIN_PARTIAL && t.replaceAll(" ", "").includes(q.compact))
     return QUALITY.compact;
   if (q.words.length > 1) {
+    // A word found as a word or a word's start is found as a substring: with fewer than half
+    // of them substrings of the text, no word rule can apply (spares the split and the set
+    // for most rows of a full scan).
+    let present = 0;
+    for (const w of q.words) if (t.includes(w)) present++;
+    if (present * 2 < q.words.length) return 0;
     const list = t.split(" ");
     const tw = new Set(list);
     const has = (w: string) => tw.has(w) || (w.length >= MIN_PARTIAL && list.some((x) => x.startsWith(w)));
