@@ -168,59 +168,44 @@ describe.each(DIALECTS)("query_tasks page strategies on %s", (dialect) => {
       expect(plan).not.toContain("TEMP B-TREE");
     });
 
-  if (dialect === "sqlite")
-    it("SQLite walks shampoo_tasks_due_order for a large match sorted by due date", async () => {
-      const captured: string[] = [];
-      const db = h.db.db.withPlugin({
-        transformQuery: (x) => {
-          captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
-          return x.node;
-        },
-        transformResult: async (x) => x.result,
-      });
-      const ctx = {
-        caller: all.caller,
-        source: { tool: "query_tasks", session: "plan" },
-        clock: h.clock,
-        database: { ...h.db, db },
-      };
-      await queryTasks(ctx, { sort_by: "due_date", limit: 20 });
-      const page = captured[captured.length - 1] as string;
-      const plan = (
-        await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${sql.raw(page.replaceAll("?", "1"))}`.execute(h.db.db)
+  /**
+   * A call context whose statements are recorded (compiled SQL), and the SQLite plan of one of
+   * them with its parameters replaced by `value`.
+   */
+  function recorded(tool: string) {
+    const captured: string[] = [];
+    const db = h.db.db.withPlugin({
+      transformQuery: (x) => {
+        captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
+        return x.node;
+      },
+      transformResult: async (x) => x.result,
+    });
+    const ctx = { caller: all.caller, source: { tool, session: "plan" }, clock: h.clock, database: { ...h.db, db } };
+    const planOf = async (statement: string, value: string) =>
+      (
+        await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${sql.raw(statement.replaceAll("?", value))}`.execute(h.db.db)
       ).rows
         .map((r) => r.detail)
         .join("\n");
-      expect(plan).toContain("shampoo_tasks_due_order");
+    return { ctx, captured, planOf };
+  }
+
+  if (dialect === "sqlite")
+    it("SQLite walks shampoo_tasks_due_order for a large match sorted by due date", async () => {
+      const { ctx, captured, planOf } = recorded("query_tasks");
+      await queryTasks(ctx, { sort_by: "due_date", limit: 20 });
+      expect(await planOf(captured[captured.length - 1] as string, "1")).toContain("shampoo_tasks_due_order");
     });
 
   if (dialect === "sqlite")
     it("SQLite walks shampoo_tasks_lookup_scan for find_by_title's full-scan fallback (no sort of the profile)", async () => {
-      const captured: string[] = [];
-      const db = h.db.db.withPlugin({
-        transformQuery: (x) => {
-          captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
-          return x.node;
-        },
-        transformResult: async (x) => x.result,
-      });
-      const ctx = {
-        caller: all.caller,
-        source: { tool: "find_by_title", session: "plan" },
-        clock: h.clock,
-        database: { ...h.db, db },
-      };
+      const { ctx, captured, planOf } = recorded("find_by_title");
       const r = await findByTitle(ctx, { title_fragment: "qqqxv zzzyw" });
       expect(r.lookup_strategy).toBe("full_scan_fallback");
-      const scan = captured.find((q) => q.includes("updated_at DESC") && !q.includes("fts")) as string;
+      const scan = captured.find((q) => q.includes("updated_at DESC") && !q.includes("fts"));
       expect(scan).toBeDefined();
-      const plan = (
-        await sql<{
-          detail: string;
-        }>`EXPLAIN QUERY PLAN ${sql.raw(scan.replaceAll("?", String(LOOKUP_SCAN_CAP)))}`.execute(h.db.db)
-      ).rows
-        .map((x) => x.detail)
-        .join("\n");
+      const plan = await planOf(scan as string, String(LOOKUP_SCAN_CAP));
       expect(plan).toContain("shampoo_tasks_lookup_scan");
       expect(plan).not.toContain("TEMP B-TREE");
     });
