@@ -196,6 +196,8 @@ function dueAscending(sortBy: unknown, order: OrderTerm[]): boolean {
 }
 
 export const QUERY_LIMIT = { min: 1, max: 200, default: 50 };
+/** query_tasks's equality filters on a column of the same name. */
+const EQUALITY_FILTERS = ["priority", "section", "type", "parent_id"] as const;
 /** From this many matches on, a page is read in order (walking shampoo_tasks_order by default). */
 const ORDER_WALK_MIN = 1000;
 const NOTES_CELL_MAX = 80;
@@ -280,7 +282,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
       where.push(sql<boolean>`${col("due_date")} IS NOT NULL AND ${col("due_date")} < ${day}`);
       where.push(sql<boolean>`${col("status")} IN (${inList(LIVE_STATUSES)})`);
     }
-    for (const f of ["priority", "section", "type", "parent_id"] as const) {
+    for (const f of EQUALITY_FILTERS) {
       if (typeof a[f] === "string") where.push(sql<boolean>`${col(f)} = ${a[f]}`);
     }
     // Implied by the priority filter (same rows); lets a walk of shampoo_tasks_order start at
@@ -315,7 +317,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
     typeof a.status !== "string" &&
     a.include_completed !== true &&
     a.overdue_only !== true &&
-    (["priority", "section", "type", "parent_id"] as const).every((f) => typeof a[f] !== "string");
+    EQUALITY_FILTERS.every((f) => typeof a[f] !== "string");
 
   const scope = scopeOf(ctx.caller);
   return readSnapshot(ctx, async (db) => {
