@@ -25,20 +25,35 @@ export function input(properties: Record<string, JsonSchema>, required: string[]
 
 export type ShampooTool = ToolDef<ShampooCtx>;
 
-/** Wraps a handler returning a plain object. */
-export function tool(
-  def: Omit<ShampooTool, "handler"> & {
-    run(args: Record<string, unknown>, ctx: ShampooCtx): Promise<Record<string, unknown>>;
-  },
-): ShampooTool {
+/** A tool's logic: the result as a plain object. */
+interface Run {
+  run(args: Record<string, unknown>, ctx: ShampooCtx): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A tool's logic that also has the result's exact JSON at hand (`text`, equal to
+ * JSON.stringify(result)), sent as the text block instead of serializing the result again.
+ */
+interface RunText {
+  runText(args: Record<string, unknown>, ctx: ShampooCtx): Promise<{ result: Record<string, unknown>; text: string }>;
+}
+
+/** Wraps a tool's logic into its handler. */
+export function tool(def: Omit<ShampooTool, "handler"> & (Run | RunText)): ShampooTool {
+  // The source span names the tool, so every history event says where it came from.
+  const named = (ctx: ShampooCtx): ShampooCtx => ({ ...ctx, source: { ...ctx.source, tool: def.name } });
+  if ("runText" in def) {
+    const { runText, ...rest } = def;
+    return {
+      ...rest,
+      handler: async (args, ctx) => {
+        const { result, text } = await runText(args, named(ctx));
+        return { structuredContent: result, text };
+      },
+    };
+  }
   const { run, ...rest } = def;
-  return {
-    ...rest,
-    // The source span names the tool, so every history event says where it came from.
-    handler: async (args, ctx) => ({
-      structuredContent: await run(args, { ...ctx, source: { ...ctx.source, tool: def.name } }),
-    }),
-  };
+  return { ...rest, handler: async (args, ctx) => ({ structuredContent: await run(args, named(ctx)) }) };
 }
 
 export function notFound(what: "Task" | "Entity" | "Session" | string): DomainError {

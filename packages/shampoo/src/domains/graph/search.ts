@@ -412,10 +412,6 @@ function evidenceStatus(c: Candidate): EvidenceStatus {
   return c.fieldHit ? "name_match" : "not_located";
 }
 
-export async function searchNodes(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await searchNodesText(ctx, a)).result;
-}
-
 /**
  * search_nodes with the result's exact JSON (`text`, equal to JSON.stringify(result)), spliced
  * from the pieces the pack serialized anyway to measure them: the tool sends it as its text
