@@ -208,13 +208,16 @@ export function structureSegments(block: Uint8Array): number | null {
 export function needsMerge(db: Db): boolean {
   const direct = directStatements(db as Kysely<unknown>);
   if (!direct) return false;
-  return WORD_INDEXES.some((t) => {
-    const row = direct.prepare(`SELECT block FROM ${t}_data WHERE id = 10`).all([])[0] as
-      | { block: Uint8Array }
-      | undefined;
-    const segments = row ? structureSegments(row.block) : null;
-    return segments === null || segments >= MERGE_FROM_SEGMENTS;
-  });
+  return WORD_INDEXES.some((t) => mergeDue(direct, t));
+}
+
+/** Has word index `t` MERGE_FROM_SEGMENTS segments or more (or a structure record that does not read)? */
+function mergeDue(direct: NonNullable<ReturnType<typeof directStatements>>, t: string): boolean {
+  const row = direct.prepare(`SELECT block FROM ${t}_data WHERE id = 10`).all([])[0] as
+    | { block: Uint8Array }
+    | undefined;
+  const segments = row ? structureSegments(row.block) : null;
+  return segments === null || segments >= MERGE_FROM_SEGMENTS;
 }
 
 /** The database a merge runs on (the graph's own, ctx.database). */
@@ -244,12 +247,8 @@ export function scheduleMerge(database: MergeTarget): Promise<void> {
         const direct = directStatements(db as Kysely<unknown>);
         if (!direct) return;
         for (const t of WORD_INDEXES) {
-          const row = direct.prepare(`SELECT block FROM ${t}_data WHERE id = 10`).all([])[0] as
-            | { block: Uint8Array }
-            | undefined;
-          const segments = row ? structureSegments(row.block) : null;
-          if (segments !== null && segments < MERGE_FROM_SEGMENTS) continue;
-          direct.prepare(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ${WRITE_MERGE_PAGES})`).run([]);
+          if (mergeDue(direct, t))
+            direct.prepare(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ${WRITE_MERGE_PAGES})`).run([]);
         }
       }),
     )
