@@ -1,5 +1,6 @@
 import { type DialectName, directStatements, type Kysely, sql } from "kernel";
 import type { ShampooDB } from "../../store/schema.ts";
+import { fts5Quote, tsqueryQuote } from "../../store/search-quote.ts";
 import { compiledRows, scopeMarks, scopeShape } from "./compiled.ts";
 import { fold } from "./model.ts";
 import { PG_ENTITY_DOC, pgFold } from "./schema.ts";
@@ -47,8 +48,6 @@ export interface Probe {
   prefix: string | null;
 }
 
-const quote = (t: string) => `"${t.replaceAll('"', '""')}"`;
-
 /**
  * An FTS5 MATCH expression: each term quoted, AND-ed; the prefix term starred — or, when
  * `expansion` lists the indexed words it covers, those words OR-ed (the same rows: see
@@ -57,9 +56,9 @@ const quote = (t: string) => `"${t.replaceAll('"', '""')}"`;
 export function fts5Expr(p: Probe, expansion?: string[] | null): string {
   return p.terms
     .map((t) => {
-      if (t !== p.prefix) return quote(t);
-      if (!expansion) return `${quote(t)}*`;
-      return expansion.length === 1 ? quote(t) : `(${expansion.map(quote).join(" OR ")})`;
+      if (t !== p.prefix) return fts5Quote(t);
+      if (!expansion) return `${fts5Quote(t)}*`;
+      return expansion.length === 1 ? fts5Quote(t) : `(${expansion.map(fts5Quote).join(" OR ")})`;
     })
     .join(" AND ");
 }
@@ -118,8 +117,7 @@ function expansionFor(db: Db, vocab: string, probes: Limited[], cache?: PrefixCa
  * parser reads them as empty lexemes and rejects the whole query. No terms left → "" (matches nothing).
  */
 export function tsqueryExpr(p: Probe): string {
-  const lexeme = (x: string, star: boolean) =>
-    `'${x.replaceAll("\\", "\\\\").replaceAll("'", "''")}'${star ? ":*" : ""}`;
+  const lexeme = (x: string, star: boolean) => `${tsqueryQuote(x)}${star ? ":*" : ""}`;
   const wordy = (x: string) => /[\p{L}\p{N}]/u.test(x);
   return p.terms
     .map((t) => (p.forms[t] ?? [t]).filter(wordy).map((f) => lexeme(f, t === p.prefix)))
@@ -636,7 +634,7 @@ export async function substringPool(
   let entityRows: { id: string }[];
   let obsRows: { id: string }[];
   if (dialect === "sqlite" && subs.every((x) => [...x].length >= 3)) {
-    const match = subs.map((x) => `"${x.replaceAll('"', '""')}"`).join(" OR ");
+    const match = subs.map(fts5Quote).join(" OR ");
     entityRows = (
       await sql<{ id: string }>`SELECT e.id FROM shampoo_entities_tri t JOIN shampoo_entities e ON e.rid = t.rowid
         WHERE shampoo_entities_tri MATCH ${match} AND ${where} LIMIT ${limit}`.execute(db)

@@ -1,4 +1,5 @@
 import { type DialectName, sql } from "kernel";
+import { fts5Quote, tsqueryQuote } from "../../store/search-quote.ts";
 
 /**
  * Full-text search over tasks and notes, one small adapter per engine. Both sides index the same
@@ -38,7 +39,7 @@ export type FtsMode = "all" | "any";
 /** An FTS5 MATCH expression: quoted phrases, "" escaping, `*` marking a prefix. */
 export function fts5Match(terms: string[], mode: FtsMode): string {
   const quoted = terms.map((t, i) => {
-    const q = `"${t.replaceAll('"', '""')}"`;
+    const q = fts5Quote(t);
     return mode === "any" || i === terms.length - 1 ? `${q}*` : q;
   });
   return quoted.join(mode === "all" ? " AND " : " OR ");
@@ -47,7 +48,7 @@ export function fts5Match(terms: string[], mode: FtsMode): string {
 /** A to_tsquery text: quoted lexemes, `:*` marking a prefix. */
 export function tsqueryText(terms: string[], mode: FtsMode): string {
   const quoted = terms.map((t, i) => {
-    const q = `'${t.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+    const q = tsqueryQuote(t);
     return mode === "any" || i === terms.length - 1 ? `${q}:*` : q;
   });
   return quoted.join(mode === "all" ? " & " : " | ");
@@ -83,7 +84,7 @@ export type WordStage = "title_phrase" | "title_words" | "phrase";
 export function fts5WordStage(terms: string[], stage: WordStage): { table: string; match: string } {
   const title = stage !== "phrase";
   const quoted = terms.map((t, i) => {
-    const q = `"${t.replaceAll('"', '""')}"`;
+    const q = fts5Quote(t);
     return title && i === terms.length - 1 ? `${q}*` : q;
   });
   return {
@@ -101,7 +102,7 @@ export function tsqueryWordStage(terms: string[], stage: WordStage): string {
   const title = stage !== "phrase";
   return terms
     .map((t, i) => {
-      const q = `'${t.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+      const q = tsqueryQuote(t);
       return title && i === terms.length - 1 ? `${q}:*` : q;
     })
     .join(stage === "title_words" ? " & " : " <-> ");
