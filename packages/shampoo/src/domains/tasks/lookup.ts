@@ -379,7 +379,7 @@ export async function lookup(
       const all = await Promise.all(
         sources.map(async (source) => ({ source, candidates: await source.scan(scanCap) })),
       );
-      scored = scoreAll(q, all);
+      scored = scoreAll(q, all, cache);
     }
   }
   const sure = scored.filter(confident);
