@@ -388,7 +388,7 @@ const foundationMigrations: Record<string, Up> = {
    * pno numbers the profile, jno the project inside it (0 = the untagged enclave), both from
    * shampoo_task_scopes. A caller's scope is then one rowid range per run of visible projects,
    * which FTS5 seeks inside its doclists: no row outside the scope or not live is ever ranked,
-   * joined or counted (read.ts liveSearchPage). Kept by triggers in the statement of every write:
+   * joined or counted (live-search.ts liveSearchPage). Kept by triggers in the statement of every write:
    * a row enters when it becomes live, leaves when it stops being live, and is re-keyed when its
    * project or text changes. Limits (a write past them fails): 2,048 profiles, 1,048,575 projects per
    * profile, task rowids below 2³². PostgreSQL: nothing (its search is one GIN index over every row).

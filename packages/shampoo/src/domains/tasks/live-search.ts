@@ -48,18 +48,13 @@ export async function liveRanges(
   scope: Scope,
   project: string | null | undefined,
 ): Promise<LiveRange[] | undefined> {
-  const wanted: string[] | null =
-    project !== undefined
-      ? project === null
-        ? scope.untagged
-          ? [""]
-          : []
-        : scope.projects === null || scope.projects.includes(project)
-          ? [project]
-          : []
-      : scope.projects === null
-        ? null
-        : [...(scope.untagged ? [""] : []), ...scope.projects];
+  const sees = (p: string | null) =>
+    p === null ? scope.untagged : scope.projects === null || scope.projects.includes(p);
+  // The projects searched, as shampoo_task_scopes keys ("" = untagged); null = every one (star).
+  let wanted: string[] | null;
+  if (project !== undefined) wanted = sees(project) ? [project ?? ""] : [];
+  else if (scope.projects === null) wanted = null;
+  else wanted = [...(scope.untagged ? [""] : []), ...scope.projects];
   if (wanted !== null && wanted.length === 0) return [];
   const rows = await db
     .selectFrom("shampoo_task_scopes")
