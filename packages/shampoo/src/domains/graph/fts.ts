@@ -596,9 +596,24 @@ export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: 
     },
     values,
   );
+  return orderNeighbours(rows, seeds, limit);
+}
+
+/**
+ * The neighbour rows' answer (shared with the resident index): by name, then id; an entity next
+ * to several seeds is kept once, with its best-ranked seed (seeds come in rank order); at most
+ * `limit`.
+ */
+export function orderNeighbours(rows: NeighbourRow[], seeds: string[], limit: number): NeighbourRow[] {
+  const rank = new Map(seeds.map((id, i) => [id, i]));
+  const seedRank = (r: NeighbourRow) => rank.get(r.seed) ?? seeds.length;
   const seen = new Set<string>();
   return rows
-    .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    .sort(
+      (x, y) =>
+        (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0) ||
+        seedRank(x) - seedRank(y),
+    )
     .filter((r) => !seen.has(r.id) && seen.add(r.id) !== undefined)
     .slice(0, limit);
 }
