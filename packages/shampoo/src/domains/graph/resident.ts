@@ -35,7 +35,6 @@ import { type Db, type GraphScope, seesEntity } from "./store.ts";
 export const RESIDENT_MAX_OBSERVATIONS = 20_000;
 /** More pending changes than this: rebuild instead of applying them one by one. */
 const REBUILD_AFTER = 5_000;
-/** A profile found too large is looked at again after this many more changes (any profile). */
 const RECHECK_CHANGES = 10_000;
 const NON_ASCII = /[\u0080-\uffff]/;
 const ASCII_TERM = /^[a-z0-9]+$/;
@@ -159,7 +158,7 @@ function headOf(text: string): { head: string; len: number } {
  * The distinct words FTS5's word indexes make of each text: ASCII texts here, the others by
  * FTS5 itself (a temporary table with the same tokenizer, read back through fts5vocab).
  */
-function wordsOf(raw: SqliteDatabase, texts: string[]): string[][] {
+export function wordsOf(raw: SqliteDatabase, texts: string[]): string[][] {
   const out: string[][] = new Array(texts.length);
   const others: number[] = [];
   texts.forEach((t, i) => {
@@ -251,15 +250,15 @@ export class Resident {
 
   constructor(readonly profile: string) {}
 
-  /** Loads the profile's live rows; false (and nothing kept) when it has too many observations. */
-  load(raw: SqliteDatabase): boolean {
+  /** Loads the profile's live rows; false (and nothing kept) when it has more than `max` observations. */
+  load(raw: SqliteDatabase, max: number): boolean {
     this.seq = lastChange(raw);
     const count = raw
       .prepare(
         "SELECT count(*) AS n FROM (SELECT 1 FROM shampoo_observations WHERE profile = ? AND status = 'active' LIMIT ?)",
       )
-      .all([this.profile, RESIDENT_MAX_OBSERVATIONS + 1])[0] as { n: number };
-    if (Number(count.n) > RESIDENT_MAX_OBSERVATIONS) return false;
+      .all([this.profile, max + 1])[0] as { n: number };
+    if (Number(count.n) > max) return false;
     const where = "WHERE profile = ? AND status = 'active'";
     this.putEntities(
       raw,
@@ -278,11 +277,10 @@ export class Resident {
   }
 
   /**
-   * Applies the change log past `seq` up to `last`. False when the profile must be rebuilt
-   * (too many changes) or has outgrown the resident limit.
+   * Applies the change log past `seq` up to `last`. False when the profile has outgrown `max`
+   * live observations (then it is dropped).
    */
-  refresh(raw: SqliteDatabase, last: number): boolean {
-    if (last - this.seq > REBUILD_AFTER) return false;
+  refresh(raw: SqliteDatabase, last: number, max: number): boolean {
     const rows = raw
       .prepare("SELECT kind, rid FROM shampoo_graph_changes WHERE seq > ? AND seq <= ? AND profile = ?")
       .all([this.seq, last, this.profile]) as { kind: number; rid: number }[];
@@ -315,7 +313,7 @@ export class Resident {
     const rels = read<RelationRowIn>("shampoo_relations", RELATION_COLS, "rowid", rids[KIND_RELATION] as Set<number>);
     for (const r of rels) this.dropRelation(Number(r.rid));
     this.putRelations(rels.filter((r) => r.status === "active" && r.profile === this.profile));
-    return this.liveObservations <= RESIDENT_MAX_OBSERVATIONS;
+    return this.liveObservations <= max;
   }
 
   private putEntities(raw: SqliteDatabase, rows: EntityRowIn[]): void {
@@ -509,18 +507,72 @@ export class Resident {
   }
 }
 
-/** Resident indexes by database handle, then profile; `tooLargeAt`: the profile was too large at that seq. */
-type Slot = Resident | { tooLargeAt: number };
-const residents = new WeakMap<object, Map<string, Slot>>();
-const disabled = new WeakSet<object>();
+/** How the resident index behaves on one database handle (configureResidentSearch). */
+export interface ResidentSettings {
+  enabled: boolean;
+  /** Largest profile kept resident, in live observations. */
+  maxObservations: number;
+  /** More pending changes than this: rebuild instead of applying them one by one. */
+  rebuildAfter: number;
+  /** A profile found too large is looked at again after this many more changes (any profile). */
+  recheckAfter: number;
+}
 
-/** Turns the resident index off (or on again) for one database handle (tests compare both paths). */
-export function setResidentSearch(database: object, on: boolean): void {
-  if (on) disabled.delete(database);
-  else {
-    disabled.add(database);
-    residents.delete(database);
+const DEFAULTS: ResidentSettings = {
+  enabled: true,
+  maxObservations: RESIDENT_MAX_OBSERVATIONS,
+  rebuildAfter: REBUILD_AFTER,
+  recheckAfter: RECHECK_CHANGES,
+};
+
+/** What the resident index did on one database handle (tests, bench). */
+export interface ResidentStats {
+  /** Profiles loaded from the tables (first search, rebuilds). */
+  builds: number;
+  /** Searches that applied pending changes from the log. */
+  refreshes: number;
+  /** Searches answered with a resident index. */
+  served: number;
+  /** Profiles found too large (kept on the statements). */
+  tooLarge: number;
+}
+
+/** A profile's slot: its index, or the seq at which it was found too large. */
+type Slot = Resident | { tooLargeAt: number };
+
+interface Handle {
+  settings: ResidentSettings;
+  stats: ResidentStats;
+  profiles: Map<string, Slot>;
+}
+
+const handles = new WeakMap<object, Handle>();
+
+function handleOf(database: object): Handle {
+  let h = handles.get(database);
+  if (!h) {
+    h = {
+      settings: { ...DEFAULTS },
+      stats: { builds: 0, refreshes: 0, served: 0, tooLarge: 0 },
+      profiles: new Map(),
+    };
+    handles.set(database, h);
   }
+  return h;
+}
+
+/**
+ * Settings of the resident index for one database handle. Turning it off keeps what it holds:
+ * turned on again, it catches up from the change log like after any write (tests compare the two
+ * paths that way).
+ */
+export function configureResidentSearch(database: object, settings: Partial<ResidentSettings>): void {
+  const h = handleOf(database);
+  h.settings = { ...h.settings, ...settings };
+}
+
+export function residentStats(database: object): ResidentStats {
+  return { ...handleOf(database).stats };
 }
 
 /**
@@ -528,26 +580,33 @@ export function setResidentSearch(database: object, on: boolean): void {
  * a SQLite transaction, when turned off, or for a profile too large to keep.
  */
 export function residentFor(database: object, db: Db, profile: string): Resident | undefined {
-  if (disabled.has(database)) return undefined;
+  const h = handleOf(database);
+  if (!h.settings.enabled) return undefined;
   const raw = directStatements(db as Kysely<unknown>);
   if (!raw) return undefined;
-  let byProfile = residents.get(database);
-  if (!byProfile) {
-    byProfile = new Map();
-    residents.set(database, byProfile);
-  }
   const last = lastChange(raw);
-  const slot = byProfile.get(profile);
+  const slot = h.profiles.get(profile);
   if (slot instanceof Resident) {
-    if (slot.seq === last || slot.refresh(raw, last)) return slot;
-  } else if (slot && last - slot.tooLargeAt < RECHECK_CHANGES) {
+    if (slot.seq === last) {
+      h.stats.served++;
+      return slot;
+    }
+    if (last - slot.seq <= h.settings.rebuildAfter && slot.refresh(raw, last, h.settings.maxObservations)) {
+      h.stats.refreshes++;
+      h.stats.served++;
+      return slot;
+    }
+  } else if (slot && last - slot.tooLargeAt < h.settings.recheckAfter) {
     return undefined;
   }
   const fresh = new Resident(profile);
-  if (!fresh.load(raw)) {
-    byProfile.set(profile, { tooLargeAt: last });
+  h.stats.builds++;
+  if (!fresh.load(raw, h.settings.maxObservations)) {
+    h.stats.tooLarge++;
+    h.profiles.set(profile, { tooLargeAt: last });
     return undefined;
   }
-  byProfile.set(profile, fresh);
+  h.profiles.set(profile, fresh);
+  h.stats.served++;
   return fresh;
 }
