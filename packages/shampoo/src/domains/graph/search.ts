@@ -96,8 +96,11 @@ interface Candidate {
   plain: boolean;
 }
 
+const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
+
 /** Unicode code points of a string: what "characters" means for the wire budget. */
 export function charCount(s: string): number {
+  if (!HIGH_SURROGATE.test(s)) return s.length; // the common case, scanned natively
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
