@@ -69,71 +69,87 @@ interface RRelation {
   to_id: string;
 }
 
-/** Word → rowids, with the words kept sorted for prefix ranges. */
+/**
+ * Word → its rowids in ascending order, with the words kept sorted for prefix ranges. Rows are
+ * visited highest rowid first, as FTS5 returns them, and a probe stops at its limit.
+ */
 class Postings {
-  private readonly map = new Map<string, Set<number>>();
+  private readonly map = new Map<string, number[]>();
   private readonly sorted: string[] = [];
 
   add(rid: number, words: string[]): void {
     for (const w of words) {
-      let set = this.map.get(w);
-      if (!set) {
-        set = new Set();
-        this.map.set(w, set);
+      let list = this.map.get(w);
+      if (!list) {
+        list = [];
+        this.map.set(w, list);
         this.sorted.splice(lowerBound(this.sorted, w), 0, w);
       }
-      set.add(rid);
+      // New rows have the highest rowid: appended, the common case.
+      if (list.length === 0 || (list[list.length - 1] as number) < rid) list.push(rid);
+      else {
+        const at = lowerBoundNumber(list, rid);
+        if (list[at] !== rid) list.splice(at, 0, rid);
+      }
     }
   }
 
   remove(rid: number, words: string[]): void {
     for (const w of words) {
-      const set = this.map.get(w);
-      if (!set) continue;
-      set.delete(rid);
-      if (set.size === 0) {
+      const list = this.map.get(w);
+      if (!list) continue;
+      const at = lowerBoundNumber(list, rid);
+      if (list[at] === rid) list.splice(at, 1);
+      if (list.length === 0) {
         this.map.delete(w);
-        const at = lowerBound(this.sorted, w);
-        if (this.sorted[at] === w) this.sorted.splice(at, 1);
+        const i = lowerBound(this.sorted, w);
+        if (this.sorted[i] === w) this.sorted.splice(i, 1);
       }
     }
   }
 
-  /** The rowid sets a term matches: its own, or for the prefix term every word starting with it. */
-  sets(term: string, prefix: boolean): Set<number>[] {
+  /** The rowid lists a term matches: its own, or for the prefix term every word starting with it. */
+  private lists(term: string, prefix: boolean): number[][] {
     if (!prefix) {
-      const set = this.map.get(term);
-      return set ? [set] : [];
+      const list = this.map.get(term);
+      return list ? [list] : [];
     }
-    const out: Set<number>[] = [];
+    const out: number[][] = [];
     for (let i = lowerBound(this.sorted, term); i < this.sorted.length; i++) {
       const w = this.sorted[i] as string;
       if (!w.startsWith(term)) break;
-      out.push(this.map.get(w) as Set<number>);
+      out.push(this.map.get(w) as number[]);
     }
     return out;
   }
 
-  /** Rowids holding every term (AND; the prefix term as above), highest first. */
-  matching(terms: string[], prefix: string | null): number[] {
-    const groups = terms.map((t) => this.sets(t, t === prefix));
-    if (groups.some((g) => g.length === 0)) return [];
-    const size = (g: Set<number>[]) => g.reduce((n, s) => n + s.size, 0);
+  /**
+   * Visits the rowids holding every term (AND; the prefix term as above), highest first, until
+   * `visit` returns false. The term with the fewest rows drives; the others are looked up.
+   */
+  each(terms: string[], prefix: string | null, visit: (rid: number) => boolean): void {
+    const groups = terms.map((t) => this.lists(t, t === prefix));
+    if (groups.some((g) => g.length === 0)) return;
+    const size = (g: number[][]) => g.reduce((n, l) => n + l.length, 0);
     groups.sort((a, b) => size(a) - size(b));
-    const [first, ...rest] = groups as [Set<number>[], ...Set<number>[][]];
-    const out: number[] = [];
-    const seen = first.length > 1 ? new Set<number>() : null;
-    for (const set of first) {
-      for (const rid of set) {
-        if (seen) {
-          if (seen.has(rid)) continue;
-          seen.add(rid);
-        }
-        if (rest.every((g) => g.some((s) => s.has(rid)))) out.push(rid);
-      }
+    const [first, ...rest] = groups as [number[][], ...number[][][]];
+    const driver = first.length === 1 ? (first[0] as number[]) : [...new Set(first.flat())].sort((a, b) => a - b);
+    for (let i = driver.length - 1; i >= 0; i--) {
+      const rid = driver[i] as number;
+      if (rest.every((g) => g.some((l) => l[lowerBoundNumber(l, rid)] === rid)) && !visit(rid)) return;
     }
-    return out.sort((a, b) => b - a);
   }
+}
+
+function lowerBoundNumber(xs: number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((xs[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function lowerBound(xs: string[], x: string): number {
@@ -423,56 +439,67 @@ export class Resident {
   /** An entity probe's rows, as fts.ts entityProbeSql gives them. */
   entityProbe(s: GraphScope, p: Probe, limit: number, tag: number): Tagged<EntityHit>[] {
     const out: Tagged<EntityHit>[] = [];
-    for (const rid of this.entityWords.matching(p.terms, p.prefix)) {
-      if (out.length >= limit) break;
+    if (limit <= 0) return out;
+    this.entityWords.each(p.terms, p.prefix, (rid) => {
       const e = this.entities.get(rid) as REntity;
-      if (!seesEntity(s, e)) continue;
-      out.push({
-        id: e.id,
-        name: e.name,
-        name_norm: e.name_norm,
-        entity_type: e.entity_type,
-        project: e.project,
-        alias_text: e.alias_text,
-        probe: tag,
-      });
-    }
+      if (seesEntity(s, e)) {
+        out.push({
+          id: e.id,
+          name: e.name,
+          name_norm: e.name_norm,
+          entity_type: e.entity_type,
+          project: e.project,
+          alias_text: e.alias_text,
+          probe: tag,
+        });
+      }
+      return out.length < limit;
+    });
     return out;
   }
 
   /** An observation probe's rows, as fts.ts observationProbeSql gives them. */
   observationProbe(s: GraphScope, p: Probe, limit: number, tag: number): Tagged<ObservationHit>[] {
     const out: Tagged<ObservationHit>[] = [];
-    for (const rid of this.observationWords.matching(p.terms, p.prefix)) {
-      if (out.length >= limit) break;
+    if (limit <= 0) return out;
+    this.observationWords.each(p.terms, p.prefix, (rid) => {
       const o = this.observations.get(rid) as RObservation;
       const e = this.visible(s, o.entity_id);
-      if (!e) continue;
-      out.push({
-        obs_id: o.id,
-        entity_id: o.entity_id,
-        ord: o.ord,
-        head: o.head,
-        len: o.len,
-        name: e.name,
-        name_norm: e.name_norm,
-        entity_type: e.entity_type,
-        project: e.project,
-        alias_text: e.alias_text,
-        probe: tag,
-      });
-    }
+      if (e) {
+        out.push({
+          obs_id: o.id,
+          entity_id: o.entity_id,
+          ord: o.ord,
+          head: o.head,
+          len: o.len,
+          name: e.name,
+          name_norm: e.name_norm,
+          entity_type: e.entity_type,
+          project: e.project,
+          alias_text: e.alias_text,
+          probe: tag,
+        });
+      }
+      return out.length < limit;
+    });
     return out;
   }
 
-  /** fts.ts firstObservations, from memory. */
+  /**
+   * fts.ts firstObservations, from memory: the same rows, grouped per entity in `ord` order
+   * (loadHeads groups them per entity anyway).
+   */
   firstObservations(entityIds: string[], n: number): HeadRow[] {
     const out: HeadRow[] = [];
-    for (const id of new Set(entityIds)) {
-      for (const o of (this.observationsOf.get(id) ?? []).slice(0, n))
+    for (const id of entityIds) {
+      const list = this.observationsOf.get(id);
+      if (!list) continue;
+      for (let i = 0; i < n && i < list.length; i++) {
+        const o = list[i] as RObservation;
         out.push({ entity_id: id, obs_id: o.id, ord: o.ord, head: o.head, len: o.len });
+      }
     }
-    return out.sort((x, y) => (x.entity_id < y.entity_id ? -1 : x.entity_id > y.entity_id ? 1 : x.ord - y.ord));
+    return out;
   }
 
   /**
