@@ -23,7 +23,10 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Few words, so that probes overlap, cap and cross; accented, non-Latin and digit words among them. */
+/**
+ * Few words, so that probes overlap, cap and cross; accented, non-Latin and digit words among
+ * them, and one without a word character (an observation of nothing else has no words).
+ */
 const WORDS = [
   "alpha",
   "Alphabet",
@@ -50,6 +53,7 @@ const WORDS = [
   "and",
   "42",
   "ab_cd",
+  "—!?",
 ];
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;

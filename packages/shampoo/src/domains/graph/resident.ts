@@ -32,7 +32,7 @@ import { type Db, type GraphScope, seesEntity } from "./store.ts";
  */
 
 /** Largest profile (live observations) kept resident. */
-export const RESIDENT_MAX_OBSERVATIONS = 20_000;
+export const RESIDENT_MAX_OBSERVATIONS = 10_000;
 /** More pending changes than this: rebuild instead of applying them one by one. */
 const REBUILD_AFTER = 5_000;
 const RECHECK_CHANGES = 10_000;
@@ -50,7 +50,8 @@ interface REntity extends EntityHit {
   profile: string;
   visibility: Visibility;
   created_by: string;
-  words: string[];
+  /** The row's distinct words, space-separated (one string per row: less memory than an array). */
+  words: string;
 }
 
 interface RObservation {
@@ -60,7 +61,8 @@ interface RObservation {
   ord: number;
   head: string;
   len: number;
-  words: string[];
+  /** As REntity.words. */
+  words: string;
 }
 
 interface RRelation {
@@ -75,7 +77,9 @@ interface RRelation {
  */
 class Postings {
   private readonly map = new Map<string, number[]>();
-  private readonly sorted: string[] = [];
+  private sorted: string[] = [];
+  /** Words added since `sorted` was last complete (sorted in on the next prefix lookup). */
+  private fresh: string[] = [];
 
   add(rid: number, words: string[]): void {
     for (const w of words) {
@@ -83,7 +87,7 @@ class Postings {
       if (!list) {
         list = [];
         this.map.set(w, list);
-        this.sorted.splice(lowerBound(this.sorted, w), 0, w);
+        this.fresh.push(w);
       }
       // New rows have the highest rowid: appended, the common case.
       if (list.length === 0 || (list[list.length - 1] as number) < rid) list.push(rid);
@@ -102,10 +106,19 @@ class Postings {
       if (list[at] === rid) list.splice(at, 1);
       if (list.length === 0) {
         this.map.delete(w);
+        this.settle();
         const i = lowerBound(this.sorted, w);
         if (this.sorted[i] === w) this.sorted.splice(i, 1);
       }
     }
+  }
+
+  /** Sorts the words added since into `sorted`: all at once after a load, one by one after a write. */
+  private settle(): void {
+    if (this.fresh.length === 0) return;
+    if (this.fresh.length > 64) this.sorted = [...this.sorted, ...this.fresh].sort();
+    else for (const w of this.fresh) this.sorted.splice(lowerBound(this.sorted, w), 0, w);
+    this.fresh = [];
   }
 
   /** The rowid lists a term matches: its own, or for the prefix term every word starting with it. */
@@ -115,6 +128,7 @@ class Postings {
       return list ? [list] : [];
     }
     const out: number[][] = [];
+    this.settle();
     for (let i = lowerBound(this.sorted, term); i < this.sorted.length; i++) {
       const w = this.sorted[i] as string;
       if (!w.startsWith(term)) break;
@@ -140,6 +154,9 @@ class Postings {
     }
   }
 }
+
+/** A row's words (REntity.words). */
+const splitWords = (words: string): string[] => (words === "" ? [] : words.split(" "));
 
 function lowerBoundNumber(xs: number[], x: number): number {
   let lo = 0;
@@ -349,11 +366,11 @@ export class Resident {
         alias_text: e.alias_text,
         visibility: e.visibility,
         created_by: e.created_by,
-        words: words[i] as string[],
+        words: (words[i] as string[]).join(" "),
       };
       this.entities.set(r.rid, r);
       this.entityById.set(r.id, r);
-      this.entityWords.add(r.rid, r.words);
+      this.entityWords.add(r.rid, splitWords(r.words));
     });
   }
 
@@ -362,7 +379,7 @@ export class Resident {
     if (!e) return;
     this.entities.delete(rid);
     this.entityById.delete(e.id);
-    this.entityWords.remove(rid, e.words);
+    this.entityWords.remove(rid, splitWords(e.words));
   }
 
   private putObservations(raw: SqliteDatabase, rows: ObservationRowIn[]): void {
@@ -377,7 +394,7 @@ export class Resident {
         entity_id: o.entity_id,
         ord: Number(o.ord),
         ...headOf(o.content),
-        words: words[i] as string[],
+        words: (words[i] as string[]).join(" "),
       };
       this.observations.set(r.rid, r);
       // Kept in `ord` order: heads are the first ones.
@@ -385,7 +402,7 @@ export class Resident {
       const after = list.findIndex((x) => x.ord > r.ord);
       list.splice(after < 0 ? list.length : after, 0, r);
       this.observationsOf.set(r.entity_id, list);
-      this.observationWords.add(r.rid, r.words);
+      this.observationWords.add(r.rid, splitWords(r.words));
       this.liveObservations++;
     });
   }
@@ -398,7 +415,7 @@ export class Resident {
     const at = list.indexOf(o);
     if (at >= 0) list.splice(at, 1);
     if (list.length === 0) this.observationsOf.delete(o.entity_id);
-    this.observationWords.remove(rid, o.words);
+    this.observationWords.remove(rid, splitWords(o.words));
     this.liveObservations--;
   }
 
