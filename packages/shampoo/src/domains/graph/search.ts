@@ -537,12 +537,18 @@ async function pack(
   // observations, and the smallest envelope (status "ok", truncated true, every count 0), are
   // lower bounds of their sizes; the first candidate whose lower-bound prefix exceeds the budget
   // is never packed, nor is any after it. Only the plain candidates before it get their heads.
-  const records: SearchRecord[] = candidates.map(toRecord);
-  const jsons = records.map((r) => JSON.stringify(r));
-  const sizes = jsons.map(charCount);
+  // Records are made (and serialized) only up to the reach: past it nothing is packed.
+  const records: SearchRecord[] = [];
+  const jsons: string[] = [];
+  const sizes: number[] = [];
   let reach = considered;
   let low = envelope({ ...accounting(0, 0), truncated: true, status: "ok" });
   for (let i = 0; i < considered; i++) {
+    const r = toRecord(candidates[i] as Candidate);
+    const json = JSON.stringify(r);
+    records.push(r);
+    jsons.push(json);
+    sizes.push(charCount(json));
     low += (sizes[i] as number) + (i > 0 ? 1 : 0);
     if (low > budget) {
       reach = i;
@@ -565,8 +571,8 @@ async function pack(
   // plus this bound fit the budget, the exact fixpoint is not needed to know that they fit.
   // Candidates past the reach have no heads loaded: they count PLAIN_WINDOWS each.
   const bound = { ...accounting(considered, 0), truncated: false, status: "no_results" as const };
-  bound.observations_returned = records.reduce(
-    (n, r, i) => n + (i >= reach && (candidates[i] as Candidate).plain ? PLAIN_WINDOWS : r.observations.length),
+  bound.observations_returned = candidates.reduce(
+    (n, c, i) => n + (i >= reach && c.plain ? PLAIN_WINDOWS : c.hits.length),
     0,
   );
   bound.wire_chars = Number.MAX_SAFE_INTEGER;
