@@ -10,6 +10,7 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
+import { flushAccessNotes } from "./domains/graph/access.ts";
 import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { graphTools } from "./domains/graph/tools.ts";
 import { linkTools } from "./domains/links/tools.ts";
@@ -73,5 +74,13 @@ export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptio
       database,
     }),
   };
-  return { database, mcp, registry, close: () => database.close() };
+  return {
+    database,
+    mcp,
+    registry,
+    close: async () => {
+      await flushAccessNotes(database); // the graph reads' waiting access notes
+      await database.close();
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { openShampoo } from "../src/app.ts";
+import { ACCESS_BATCH, flushAccessNotes, noteAccess } from "../src/domains/graph/access.ts";
 import { type Harness, harness } from "./support/shampoo.ts";
 
 /** Knowledge-graph reads: open_nodes, read_graph paging, and the best-effort access note. */
@@ -138,11 +140,14 @@ describe.each(DIALECTS)("knowledge-graph reads on %s", (dialect) => {
     });
     const id = (c.entity_ids as string[])[0];
     const hist = await historyCount();
+    await flushAccessNotes(h.shampoo.database); // earlier tests' notes
     const before = (await accessRows()).length;
     await agent.sc("open_nodes", { names: ["Noted"] });
     await agent.sc("read_graph", {});
     await agent.sc("search_nodes", { query: "noted" });
     await agent.sc("search_by_project", { query: "noted", project: p });
+    // Notes are queued and written together shortly after the reads (access.ts).
+    await flushAccessNotes(h.shampoo.database);
     const rows = (await accessRows()).slice(before);
     expect(rows.map((r) => r.tool)).toEqual(["open_nodes", "read_graph", "search_nodes"]);
     for (const r of rows) {
@@ -151,6 +156,36 @@ describe.each(DIALECTS)("knowledge-graph reads on %s", (dialect) => {
       expect(JSON.parse(r.entity_ids)).toEqual([id]);
     }
     expect(await historyCount()).toBe(hist);
+  });
+
+  it("writes queued notes by itself shortly after, at once past a batch, and when the server closes", async () => {
+    const { agent, p } = await fresh();
+    await agent.sc("create_entities", { entities: [{ name: "Later", entityType: "t", project: p }] });
+    await flushAccessNotes(h.shampoo.database); // earlier tests' notes
+    const before = (await accessRows()).length;
+    await agent.sc("open_nodes", { names: ["Later"] });
+    await vi.waitFor(async () => expect((await accessRows()).length).toBe(before + 1));
+    // A full batch is written without waiting for the timer.
+    const ctx = {
+      caller: agent.caller,
+      source: { tool: "", session: "batch" },
+      clock: h.clock,
+      database: h.shampoo.database,
+    };
+    for (let i = 0; i < ACCESS_BATCH; i++) noteAccess(ctx, "open_nodes", []);
+    await flushAccessNotes(h.shampoo.database);
+    expect((await accessRows()).length).toBe(before + 1 + ACCESS_BATCH);
+    // close() writes what is still waiting.
+    const own = await openShampoo(h.db.pgSchema ? { db: h.db.target, pgSchema: h.db.pgSchema } : { db: h.db.target });
+    const ownCtx = own.mcp.context({
+      sessionId: "own",
+      transport: "memory",
+      clientInfo: () => undefined,
+      log: async () => {},
+    });
+    expect((await own.registry.call("read_graph", {}, ownCtx)).isError).toBeFalsy();
+    await own.close();
+    expect((await accessRows()).length).toBe(before + 2 + ACCESS_BATCH);
   });
 
   it("never fails a read when the access note cannot be written", async () => {
@@ -165,6 +200,7 @@ describe.each(DIALECTS)("knowledge-graph reads on %s", (dialect) => {
       expect(await a.sc("open_nodes", { names: ["Sturdy"] })).toEqual(expected);
       expect((await a.sc("read_graph", {})).total).toBe(1);
       expect((await a.sc("search_nodes", { query: "sturdy" }))._accounting).toMatchObject({ entities_returned: 1 });
+      await expect(flushAccessNotes(own.shampoo.database)).resolves.toBeUndefined(); // the lost notes, silently
     } finally {
       await own.close();
     }

@@ -5,7 +5,7 @@ import type { ShampooCtx } from "../../context.ts";
 import { type PendingEvent, recordEvents } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
-import { noteAccess, noteAccessOn } from "./access.ts";
+import { noteAccess } from "./access.ts";
 import { needsMerge, scheduleMerge } from "./fts.ts";
 import {
   checkName,
@@ -99,34 +99,17 @@ export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Pr
 
 /**
  * A read with its best-effort access note (access.ts): `fn` reads and returns the result with the
- * ids of the entities it returned. On SQLite the note is written inside the read's own
- * transaction, after the read (the kernel's transaction holds the write lock already, BEGIN
- * IMMEDIATE): one commit, instead of a second statement autocommitted through Kysely's executor.
- * A failing note is swallowed there too, and should it leave the transaction unable to commit,
- * the read's result stands all the same (the read wrote nothing else). On PostgreSQL the note is
- * its own statement after the REPEATABLE READ transaction (an error inside would abort it).
+ * ids of the entities it returned; the note is queued once the read is done and written with
+ * others shortly after, never inside the read.
  */
 export async function readNoted<T>(
   ctx: ShampooCtx,
   tool: string,
   fn: (db: Db) => Promise<{ ids: string[]; result: T }>,
 ): Promise<T> {
-  if (ctx.database.dialect !== "sqlite") {
-    const out = await inRead(ctx, fn);
-    await noteAccess(ctx, tool, out.ids);
-    return out.result;
-  }
-  let out: { ids: string[]; result: T } | undefined;
-  try {
-    await ctx.database.transaction(async (db) => {
-      const read = await fn(db);
-      out = read;
-      await noteAccessOn(db, ctx, tool, read.ids);
-    });
-  } catch (e) {
-    if (out === undefined) throw e;
-  }
-  return (out as { ids: string[]; result: T }).result;
+  const out = await inRead(ctx, fn);
+  noteAccess(ctx, tool, out.ids);
+  return out.result;
 }
 
 /** The audited public shape of an entity row (history old/new). */
