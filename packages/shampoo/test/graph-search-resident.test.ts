@@ -239,6 +239,29 @@ describe("resident search index (sqlite)", () => {
     expect(residentStats(database)).toMatchObject({ builds: 4, refreshes: 0 });
   });
 
+  it("lets go of a profile when it fails, and the statements answer", async () => {
+    h = await harness("sqlite");
+    const database = h.shampoo.database;
+    const a = await h.as({ principal: "ana", grants: ["*", ""] });
+    await a.sc("create_entities", { entities: [{ name: "Kept", entityType: "t", observations: ["alpha kept"] }] });
+    await same(a, "alpha", database);
+    const served = residentStats(database).served;
+    const errors: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => errors.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      await sql`DROP TABLE shampoo_graph_changes`.execute(h.db.db);
+      const found = await same(a, "alpha", database);
+      expect((found.entities as { name: string }[]).map((e) => e.name)).toEqual(["Kept"]);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(residentStats(database).served).toBe(served);
+    expect(errors.join("")).toMatch(
+      /resident search index dropped for a profile .*no such table: shampoo_graph_changes/,
+    );
+  });
+
   it("logs every graph row written, in the write's own statement", async () => {
     h = await harness("sqlite");
     const a = await h.as({ principal: "ana", grants: ["*", ""] });

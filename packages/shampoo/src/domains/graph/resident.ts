@@ -66,7 +66,7 @@ interface RObservation {
 }
 
 interface RRelation {
-  rid: number;
+  id: string;
   from_id: string;
   to_id: string;
 }
@@ -249,7 +249,7 @@ interface ObservationRowIn {
 }
 
 interface RelationRowIn {
-  rid: number;
+  id: string;
   from_id: string;
   to_id: string;
   profile: string;
@@ -259,7 +259,7 @@ interface RelationRowIn {
 const ENTITY_COLS =
   "rid, id, profile, name, name_norm, entity_type, project, alias_text, visibility, created_by, status";
 const OBSERVATION_COLS = "rid, id, entity_id, profile, ord, content, status";
-const RELATION_COLS = "rowid AS rid, from_id, to_id, profile, status";
+const RELATION_COLS = "id, from_id, to_id, profile, status";
 
 /** The maximum seq of the change log (0 when empty). */
 function lastChange(raw: SqliteDatabase): number {
@@ -275,7 +275,7 @@ export class Resident {
   private readonly entityById = new Map<string, REntity>();
   private readonly observations = new Map<number, RObservation>();
   private readonly observationsOf = new Map<string, RObservation[]>();
-  private readonly relations = new Map<number, RRelation>();
+  private readonly relations = new Map<string, RRelation>();
   private readonly relationsOf = new Map<string, Set<RRelation>>();
   private readonly entityWords = new Postings();
   private readonly observationWords = new Postings();
@@ -315,37 +315,27 @@ export class Resident {
    */
   refresh(raw: SqliteDatabase, last: number, max: number): boolean {
     const rows = raw
-      .prepare("SELECT kind, rid FROM shampoo_graph_changes WHERE seq > ? AND seq <= ? AND profile = ?")
-      .all([this.seq, last, this.profile]) as { kind: number; rid: number }[];
-    this.seq = last;
-    const rids = [new Set<number>(), new Set<number>(), new Set<number>()];
-    for (const r of rows) rids[Number(r.kind)]?.add(Number(r.rid));
-    const read = <T>(table: string, cols: string, key: string, set: Set<number>): T[] =>
+      .prepare("SELECT kind, id FROM shampoo_graph_changes WHERE seq > ? AND seq <= ? AND profile = ?")
+      .all([this.seq, last, this.profile]) as { kind: number; id: string }[];
+    const ids = [new Set<string>(), new Set<string>(), new Set<string>()];
+    for (const r of rows) ids[Number(r.kind)]?.add(r.id);
+    const read = <T>(table: string, cols: string, set: Set<string>): T[] =>
       set.size === 0
         ? []
         : (raw
-            .prepare(`SELECT ${cols} FROM ${table} WHERE ${key} IN (SELECT value FROM json_each(?))`)
+            .prepare(`SELECT ${cols} FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`)
             .all([JSON.stringify([...set])]) as T[]);
-    const ents = read<EntityRowIn>("shampoo_entities", ENTITY_COLS, "rid", rids[KIND_ENTITY] as Set<number>);
+    const live = (x: { status: string; profile: string }) => x.status === "active" && x.profile === this.profile;
+    const ents = read<EntityRowIn>("shampoo_entities", ENTITY_COLS, ids[KIND_ENTITY] as Set<string>);
     for (const e of ents) this.dropEntity(Number(e.rid));
-    this.putEntities(
-      raw,
-      ents.filter((e) => e.status === "active" && e.profile === this.profile),
-    );
-    const obs = read<ObservationRowIn>(
-      "shampoo_observations",
-      OBSERVATION_COLS,
-      "rid",
-      rids[KIND_OBSERVATION] as Set<number>,
-    );
+    this.putEntities(raw, ents.filter(live));
+    const obs = read<ObservationRowIn>("shampoo_observations", OBSERVATION_COLS, ids[KIND_OBSERVATION] as Set<string>);
     for (const o of obs) this.dropObservation(Number(o.rid));
-    this.putObservations(
-      raw,
-      obs.filter((o) => o.status === "active" && o.profile === this.profile),
-    );
-    const rels = read<RelationRowIn>("shampoo_relations", RELATION_COLS, "rowid", rids[KIND_RELATION] as Set<number>);
-    for (const r of rels) this.dropRelation(Number(r.rid));
-    this.putRelations(rels.filter((r) => r.status === "active" && r.profile === this.profile));
+    this.putObservations(raw, obs.filter(live));
+    const rels = read<RelationRowIn>("shampoo_relations", RELATION_COLS, ids[KIND_RELATION] as Set<string>);
+    for (const r of rels) this.dropRelation(r.id);
+    this.putRelations(rels.filter(live));
+    this.seq = last;
     return this.liveObservations <= max;
   }
 
@@ -421,8 +411,8 @@ export class Resident {
 
   private putRelations(rows: RelationRowIn[]): void {
     for (const x of rows) {
-      const r: RRelation = { rid: Number(x.rid), from_id: x.from_id, to_id: x.to_id };
-      this.relations.set(r.rid, r);
+      const r: RRelation = { id: x.id, from_id: x.from_id, to_id: x.to_id };
+      this.relations.set(r.id, r);
       for (const id of new Set([r.from_id, r.to_id])) {
         const set = this.relationsOf.get(id) ?? new Set();
         set.add(r);
@@ -431,10 +421,10 @@ export class Resident {
     }
   }
 
-  private dropRelation(rid: number): void {
-    const r = this.relations.get(rid);
+  private dropRelation(id: string): void {
+    const r = this.relations.get(id);
     if (!r) return;
-    this.relations.delete(rid);
+    this.relations.delete(id);
     for (const id of [r.from_id, r.to_id]) {
       const set = this.relationsOf.get(id);
       set?.delete(r);
@@ -628,6 +618,18 @@ export function residentFor(database: object, db: Db, profile: string): Resident
   if (!h.settings.enabled) return undefined;
   const raw = directStatements(db as Kysely<unknown>);
   if (!raw) return undefined;
+  try {
+    return current(h, raw, profile);
+  } catch (e) {
+    // The index is an optimisation: should it fail (it has not been seen to), it lets go of the
+    // profile and the statements answer; the next search loads it anew.
+    h.profiles.delete(profile);
+    process.stderr.write(`shampoo: resident search index dropped for a profile (${String(e)})\n`);
+    return undefined;
+  }
+}
+
+function current(h: Handle, raw: SqliteDatabase, profile: string): Resident | undefined {
   const last = lastChange(raw);
   const slot = h.profiles.get(profile);
   if (slot instanceof Resident) {
@@ -635,7 +637,9 @@ export function residentFor(database: object, db: Db, profile: string): Resident
       h.stats.served++;
       return slot;
     }
+    h.profiles.delete(profile); // until it is whole again
     if (last - slot.seq <= h.settings.rebuildAfter && slot.refresh(raw, last, h.settings.maxObservations)) {
+      h.profiles.set(profile, slot);
       h.stats.refreshes++;
       h.stats.served++;
       return slot;
