@@ -174,7 +174,7 @@ describe("resident search index (sqlite)", () => {
     await check();
 
     const after = residentStats(database);
-    expect(after.builds).toBe(1); // every change since came through the log
+    expect(after.builds).toBe(1); // every change since came through the history
     expect(after.refreshes).toBe(3);
     expect(after.served).toBeGreaterThan(built.served);
   });
@@ -250,34 +250,14 @@ describe("resident search index (sqlite)", () => {
     const write = process.stderr.write;
     process.stderr.write = ((chunk: string) => errors.push(String(chunk)) > 0) as typeof process.stderr.write;
     try {
-      await sql`DROP TABLE shampoo_graph_changes`.execute(h.db.db);
+      await sql`DROP TABLE shampoo_history`.execute(h.db.db);
       const found = await same(a, "alpha", database);
       expect((found.entities as { name: string }[]).map((e) => e.name)).toEqual(["Kept"]);
     } finally {
       process.stderr.write = write;
     }
     expect(residentStats(database).served).toBe(served);
-    expect(errors.join("")).toMatch(
-      /resident search index dropped for a profile .*no such table: shampoo_graph_changes/,
-    );
-  });
-
-  it("logs every graph row written, in the write's own statement", async () => {
-    h = await harness("sqlite");
-    const a = await h.as({ principal: "ana", grants: ["*", ""] });
-    const log = async () =>
-      (
-        await sql<{ kind: number }>`SELECT kind FROM shampoo_graph_changes ORDER BY seq`.execute(h?.db.db as never)
-      ).rows.map((r) => Number(r.kind));
-    await a.sc("create_entities", { entities: [{ name: "A", entityType: "t", observations: ["x"] }] });
-    expect(new Set(await log())).toEqual(new Set([0, 1]));
-    await a.sc("create_entities", { entities: [{ name: "B", entityType: "t" }] });
-    const before = (await log()).length;
-    await a.sc("create_relations", { relations: [{ from: "A", to: "B", relationType: "r" }] });
-    expect((await log()).slice(before)).toContain(2);
-    const n = (await log()).length;
-    await a.sc("delete_relations", { relations: [{ from: "A", to: "B", relationType: "r" }] });
-    expect((await log()).slice(n)).toContain(2);
+    expect(errors.join("")).toMatch(/resident search index dropped for a profile .*no such table: shampoo_history/);
   });
 
   it("cuts ASCII text into exactly the words FTS5's tokenizer makes of it", async () => {

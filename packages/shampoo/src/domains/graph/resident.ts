@@ -21,29 +21,30 @@ import { type Db, type GraphScope, seesEntity } from "./store.ts";
  * - **Pools are the SQL probes' pools:** per probe, the rows holding every term (the prefix term:
  *   any indexed word starting with it), live and visible to the caller, newest first (highest
  *   rowid: FTS5's order), at most the probe's limit; probes in the same order (fts.ts poolHits).
- * - **Fresh at every search.** Each search reads the change log (migration 012, kept by triggers
- *   in the same statement as every write, from any path or process) inside its own transaction
- *   and applies the rows past the last one it applied before answering. Bulk changes rebuild.
+ * - **Fresh at every search.** Every graph write records, in its own transaction, a history
+ *   event naming the row it changed (an entity, observation or relation: each row's
+ *   last_event_id is one), whatever tool, import or process made it. Each search reads the
+ *   history's last seq inside its own transaction and re-reads the rows named by the graph events
+ *   past the last one it applied, before answering. Bulk changes rebuild.
  *
  * Scope: a profile with at most RESIDENT_MAX_OBSERVATIONS live observations; a larger one keeps
  * the SQL path (its cost is flat in the graph's size already) and is looked at again after
- * RECHECK_CHANGES more changes. Memory: the resident profile's names, types, aliases, the first
+ * RECHECK_CHANGES more history events. Memory: the resident profile's names, types, aliases, the first
  * HEAD_CHARS characters of each observation and the distinct words of each row.
  */
 
 /** Largest profile (live observations) kept resident. */
 export const RESIDENT_MAX_OBSERVATIONS = 10_000;
-/** More pending changes than this: rebuild instead of applying them one by one. */
+/** More pending graph events than this: rebuild instead of applying them one by one. */
 const REBUILD_AFTER = 5_000;
+/** A profile found too large is looked at again after this many more history events. */
 const RECHECK_CHANGES = 10_000;
 const NON_ASCII = /[\u0080-\uffff]/;
 const ASCII_TERM = /^[a-z0-9]+$/;
 const ASCII_WORDS = /[a-z0-9]+/g;
 
-/** Change-log kinds (migration 012). */
-const KIND_ENTITY = 0;
-const KIND_OBSERVATION = 1;
-const KIND_RELATION = 2;
+/** The history's kinds of graph events (graph/service.ts event()). */
+const GRAPH_EVENTS = ["entity", "observation", "relation"] as const;
 
 interface REntity extends EntityHit {
   rid: number;
@@ -261,9 +262,9 @@ const ENTITY_COLS =
 const OBSERVATION_COLS = "rid, id, entity_id, profile, ord, content, status";
 const RELATION_COLS = "id, from_id, to_id, profile, status";
 
-/** The maximum seq of the change log (0 when empty). */
+/** The history's last seq (0 when empty): every write of any kind moves it. */
 function lastChange(raw: SqliteDatabase): number {
-  const row = raw.prepare("SELECT max(seq) AS m FROM shampoo_graph_changes").all([])[0] as { m: number | null };
+  const row = raw.prepare("SELECT max(seq) AS m FROM shampoo_history").all([])[0] as { m: number | null };
   return Number(row?.m ?? 0);
 }
 
@@ -310,15 +311,24 @@ export class Resident {
   }
 
   /**
-   * Applies the change log past `seq` up to `last`. False when the profile has outgrown `max`
-   * live observations (then it is dropped).
+   * Applies the graph events past `seq` up to `last`. False when there are more than
+   * `rebuildAfter` (loading anew is cheaper) or the profile has outgrown `max` live observations.
    */
-  refresh(raw: SqliteDatabase, last: number, max: number): boolean {
+  refresh(raw: SqliteDatabase, last: number, max: number, rebuildAfter: number): boolean {
     const rows = raw
-      .prepare("SELECT kind, id FROM shampoo_graph_changes WHERE seq > ? AND seq <= ? AND profile = ?")
-      .all([this.seq, last, this.profile]) as { kind: number; id: string }[];
-    const ids = [new Set<string>(), new Set<string>(), new Set<string>()];
-    for (const r of rows) ids[Number(r.kind)]?.add(r.id);
+      .prepare(
+        `SELECT entity_kind AS kind, entity_id AS id FROM shampoo_history
+          WHERE seq > ? AND seq <= ? AND profile = ? AND entity_kind IN ('entity', 'observation', 'relation')
+          LIMIT ?`,
+      )
+      .all([this.seq, last, this.profile, rebuildAfter + 1]) as { kind: string; id: string }[];
+    if (rows.length > rebuildAfter) return false;
+    const ids: Record<(typeof GRAPH_EVENTS)[number], Set<string>> = {
+      entity: new Set(),
+      observation: new Set(),
+      relation: new Set(),
+    };
+    for (const r of rows) ids[r.kind as (typeof GRAPH_EVENTS)[number]]?.add(r.id);
     const read = <T>(table: string, cols: string, set: Set<string>): T[] =>
       set.size === 0
         ? []
@@ -326,13 +336,13 @@ export class Resident {
             .prepare(`SELECT ${cols} FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`)
             .all([JSON.stringify([...set])]) as T[]);
     const live = (x: { status: string; profile: string }) => x.status === "active" && x.profile === this.profile;
-    const ents = read<EntityRowIn>("shampoo_entities", ENTITY_COLS, ids[KIND_ENTITY] as Set<string>);
+    const ents = read<EntityRowIn>("shampoo_entities", ENTITY_COLS, ids.entity);
     for (const e of ents) this.dropEntity(Number(e.rid));
     this.putEntities(raw, ents.filter(live));
-    const obs = read<ObservationRowIn>("shampoo_observations", OBSERVATION_COLS, ids[KIND_OBSERVATION] as Set<string>);
+    const obs = read<ObservationRowIn>("shampoo_observations", OBSERVATION_COLS, ids.observation);
     for (const o of obs) this.dropObservation(Number(o.rid));
     this.putObservations(raw, obs.filter(live));
-    const rels = read<RelationRowIn>("shampoo_relations", RELATION_COLS, ids[KIND_RELATION] as Set<string>);
+    const rels = read<RelationRowIn>("shampoo_relations", RELATION_COLS, ids.relation);
     for (const r of rels) this.dropRelation(r.id);
     this.putRelations(rels.filter(live));
     this.seq = last;
@@ -546,9 +556,9 @@ export interface ResidentSettings {
   enabled: boolean;
   /** Largest profile kept resident, in live observations. */
   maxObservations: number;
-  /** More pending changes than this: rebuild instead of applying them one by one. */
+  /** More pending graph events than this: rebuild instead of applying them one by one. */
   rebuildAfter: number;
-  /** A profile found too large is looked at again after this many more changes (any profile). */
+  /** A profile found too large is looked at again after this many more history events (any kind). */
   recheckAfter: number;
 }
 
@@ -563,7 +573,7 @@ const DEFAULTS: ResidentSettings = {
 export interface ResidentStats {
   /** Profiles loaded from the tables (first search, rebuilds). */
   builds: number;
-  /** Searches that applied pending changes from the log. */
+  /** Searches that caught up on the graph events written since the last one. */
   refreshes: number;
   /** Searches answered with a resident index. */
   served: number;
@@ -597,7 +607,7 @@ function handleOf(database: object): Handle {
 
 /**
  * Settings of the resident index for one database handle. Turning it off keeps what it holds:
- * turned on again, it catches up from the change log like after any write (tests compare the two
+ * turned on again, it catches up from the history like after any write (tests compare the two
  * paths that way).
  */
 export function configureResidentSearch(database: object, settings: Partial<ResidentSettings>): void {
@@ -638,7 +648,7 @@ function current(h: Handle, raw: SqliteDatabase, profile: string): Resident | un
       return slot;
     }
     h.profiles.delete(profile); // until it is whole again
-    if (last - slot.seq <= h.settings.rebuildAfter && slot.refresh(raw, last, h.settings.maxObservations)) {
+    if (slot.refresh(raw, last, h.settings.maxObservations, h.settings.rebuildAfter)) {
       h.profiles.set(profile, slot);
       h.stats.refreshes++;
       h.stats.served++;

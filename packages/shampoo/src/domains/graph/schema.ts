@@ -263,42 +263,6 @@ export const graphMigrations: Record<string, Up> = {
       await sql.raw(`INSERT INTO ${t}(${t}, rank) VALUES ('usermerge', 2)`).execute(db);
     }
   },
-  /**
-   * SQLite: the graph's change log, read by the resident search index (resident.ts). Every row
-   * written to shampoo_entities, shampoo_observations or shampoo_relations (insert or update:
-   * nothing is ever deleted) appends (profile, kind, id) — kind 0 entity, 1 observation,
-   * 2 relation; id the row's id, which never changes (a relation's rowid could, under VACUUM) —
-   * in the same statement as the write, whatever path or process wrote it. A process holding a
-   * resident index reads the rows past the last seq it applied, so its index follows every
-   * commit, its own or another process's. `seq` is the table's rowid: rows are never deleted,
-   * so it only grows.
-   */
-  async "012_graph_change_log"(db, dialect) {
-    if (dialect !== "sqlite") return;
-    await sql`CREATE TABLE shampoo_graph_changes (
-      seq INTEGER PRIMARY KEY,
-      profile TEXT NOT NULL,
-      kind INTEGER NOT NULL,
-      id TEXT NOT NULL
-    )`.execute(db);
-    const tables = [
-      ["shampoo_entities", 0],
-      ["shampoo_observations", 1],
-      ["shampoo_relations", 2],
-    ] as const;
-    for (const [table, kind] of tables) {
-      for (const [event, suffix] of [
-        ["INSERT", "ai"],
-        ["UPDATE", "au"],
-      ] as const) {
-        await sql
-          .raw(`CREATE TRIGGER ${table}_log_${suffix} AFTER ${event} ON ${table} BEGIN
-            INSERT INTO shampoo_graph_changes(profile, kind, id) VALUES (new.profile, ${kind}, new.id);
-          END`)
-          .execute(db);
-      }
-    }
-  },
 };
 
 /**
