@@ -150,6 +150,13 @@ describe("resident search index (sqlite)", () => {
     };
 
     await round(30);
+    // Long observations: heads cut at 500 code points (astral characters before the cut), a hit
+    // past the head (refill), and one entirely past it.
+    const long = `${"😀 beta ".repeat(70)}alpha gamma`;
+    await owner.sc("create_entities", {
+      entities: [{ name: "Long Story", entityType: "story", observations: [long, `delta ${"x".repeat(600)}`] }],
+    });
+    names.push("Long Story");
     await check();
     const built = residentStats(database);
     expect(built.builds).toBe(1);

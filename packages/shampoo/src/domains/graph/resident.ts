@@ -270,7 +270,7 @@ function lastChange(raw: SqliteDatabase): number {
 
 /** One profile's searchable graph (see the module comment). */
 export class Resident {
-  /** The last change-log seq applied. */
+  /** The history seq it is current with. */
   seq = 0;
   private readonly entities = new Map<number, REntity>();
   private readonly entityById = new Map<string, REntity>();
