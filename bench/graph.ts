@@ -1070,7 +1070,7 @@ function residentLine(results: SizeResult[]): string {
     .map((r) => {
       const st = r.resident as ResidentStats;
       return st.served > 0
-        ? `${n(r.size)}: served ${n(st.served)} searches (${st.builds} build, ${st.refreshes} catch-ups from the change log)`
+        ? `${n(r.size)}: served ${n(st.served)} searches (${st.builds} build, ${st.refreshes} catch-ups from the history)`
         : `${n(r.size)}: not kept (over ${n(RESIDENT_MAX_OBSERVATIONS)} live observations: statements)`;
     });
   return parts.length === 0
