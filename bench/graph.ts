@@ -868,17 +868,18 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
         const c = creates(`${kind}-in-process`, 3);
         const phases: PhaseResult[] = [];
         phases.push(await phase(d, "create_entities", { ...c, budgetMs: Number.POSITIVE_INFINITY, cpu: true, label }));
-        phases.push({
+        const agentMix = async (suffix = ""): Promise<PhaseResult> => ({
           ...(await phase(d, "search_nodes", {
             warmup: warmQ,
             calls: searchArgs(measQ),
             kinds,
             budgetMs: Number.POSITIVE_INFINITY,
             cpu: true,
-            label: `${label} agent mix`,
+            label: `${label} agent mix${suffix}`,
           })),
           mix: "agent",
         });
+        phases.push(await agentMix());
         // The target mix: one full warm pass (JIT, page cache), then the measured pass.
         phases.push({
           ...(await phase(d, "search_nodes", {
@@ -899,19 +900,7 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
           result.resident = stats;
           if (stats.served > 0) {
             configureResidentSearch(s.database, { enabled: false });
-            result.in_process["sqlite, statements only"] = [
-              {
-                ...(await phase(d, "search_nodes", {
-                  warmup: warmQ,
-                  calls: searchArgs(measQ),
-                  kinds,
-                  budgetMs: Number.POSITIVE_INFINITY,
-                  cpu: true,
-                  label: `${label} agent mix, statements only`,
-                })),
-                mix: "agent",
-              },
-            ];
+            result.in_process["sqlite, statements only"] = [await agentMix(", statements only")];
             configureResidentSearch(s.database, { enabled: true });
           }
         }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { shampooOn } from "../src/app.ts";
 import { configureResidentSearch, residentStats, wordsOf } from "../src/domains/graph/resident.ts";
 import type { ShampooDB } from "../src/store/schema.ts";
+import { rng } from "./support/rng.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 
 /**
@@ -11,17 +12,6 @@ import { type Agent, type Harness, harness } from "./support/shampoo.ts";
  * with its statements) must give exactly the answers of the statements it replaces. Each test
  * builds a graph through the tools, then asks the same searches with the index on and off.
  */
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Few words, so that probes overlap, cap and cross; accented, non-Latin and digit words among

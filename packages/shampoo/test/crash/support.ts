@@ -13,6 +13,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 // esbuild is tsx's own compiler (a dependency of tsx), not a direct dependency of this repo.
 import { build } from "esbuild";
+import { rng } from "../support/rng.ts";
+
+export { rng };
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -40,18 +43,6 @@ export async function bundleWriter(): Promise<Bundle> {
     logLevel: "error",
   });
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** mulberry32, as in writer.ts. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface CrashRun {

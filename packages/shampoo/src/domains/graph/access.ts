@@ -1,6 +1,7 @@
 import { type Database, iso } from "kernel";
 import type { ShampooCtx } from "../../context.ts";
 import type { ShampooDB } from "../../store/schema.ts";
+import type { GraphAccessRow } from "./schema.ts";
 
 /**
  * The best-effort access note of knowledge-graph reads (open_nodes, read_graph, search_nodes).
@@ -21,14 +22,7 @@ export const ACCESS_FLUSH_MS = 25;
 /** This many waiting notes are written at once. */
 export const ACCESS_BATCH = 256;
 
-interface Note {
-  profile: string;
-  principal: string;
-  session_id: string | null;
-  tool: string;
-  at: string;
-  entity_ids: string;
-}
+type Note = Omit<GraphAccessRow, "seq">;
 
 interface Queue {
   notes: Note[];

@@ -93,7 +93,7 @@ class Postings {
       // New rows have the highest rowid: appended, the common case.
       if (list.length === 0 || (list[list.length - 1] as number) < rid) list.push(rid);
       else {
-        const at = lowerBoundNumber(list, rid);
+        const at = lowerBound(list, rid);
         if (list[at] !== rid) list.splice(at, 0, rid);
       }
     }
@@ -103,7 +103,7 @@ class Postings {
     for (const w of words) {
       const list = this.map.get(w);
       if (!list) continue;
-      const at = lowerBoundNumber(list, rid);
+      const at = lowerBound(list, rid);
       if (list[at] === rid) list.splice(at, 1);
       if (list.length === 0) {
         this.map.delete(w);
@@ -151,31 +151,32 @@ class Postings {
     const driver = first.length === 1 ? (first[0] as number[]) : [...new Set(first.flat())].sort((a, b) => a - b);
     for (let i = driver.length - 1; i >= 0; i--) {
       const rid = driver[i] as number;
-      if (rest.every((g) => g.some((l) => l[lowerBoundNumber(l, rid)] === rid)) && !visit(rid)) return;
+      if (rest.every((g) => g.some((l) => l[lowerBound(l, rid)] === rid)) && !visit(rid)) return;
     }
   }
+}
+
+/** The entity columns every probe row carries (fts.ts ENTITY_COLS, less the id). */
+function described(e: REntity): Omit<EntityHit, "id"> {
+  return {
+    name: e.name,
+    name_norm: e.name_norm,
+    entity_type: e.entity_type,
+    project: e.project,
+    alias_text: e.alias_text,
+  };
 }
 
 /** A row's words (REntity.words). */
 const splitWords = (words: string): string[] => (words === "" ? [] : words.split(" "));
 
-function lowerBoundNumber(xs: number[], x: number): number {
+/** The first index whose element is not below `x`, in an ascending array. */
+function lowerBound<T extends string | number>(xs: T[], x: T): number {
   let lo = 0;
   let hi = xs.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((xs[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function lowerBound(xs: string[], x: string): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((xs[mid] as string) < x) lo = mid + 1;
+    if ((xs[mid] as T) < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -459,17 +460,7 @@ export class Resident {
     if (limit <= 0) return out;
     this.entityWords.each(p.terms, p.prefix, (rid) => {
       const e = this.entities.get(rid) as REntity;
-      if (seesEntity(s, e)) {
-        out.push({
-          id: e.id,
-          name: e.name,
-          name_norm: e.name_norm,
-          entity_type: e.entity_type,
-          project: e.project,
-          alias_text: e.alias_text,
-          probe: tag,
-        });
-      }
+      if (seesEntity(s, e)) out.push({ id: e.id, ...described(e), probe: tag });
       return out.length < limit;
     });
     return out;
@@ -489,11 +480,7 @@ export class Resident {
           ord: o.ord,
           head: o.head,
           len: o.len,
-          name: e.name,
-          name_norm: e.name_norm,
-          entity_type: e.entity_type,
-          project: e.project,
-          alias_text: e.alias_text,
+          ...described(e),
           probe: tag,
         });
       }
@@ -534,15 +521,7 @@ export class Resident {
           pairs.add(`${seed}\u0000${other}`);
           const e = this.visible(s, other);
           if (!e) continue;
-          rows.push({
-            seed,
-            id: e.id,
-            name: e.name,
-            name_norm: e.name_norm,
-            entity_type: e.entity_type,
-            project: e.project,
-            alias_text: e.alias_text,
-          });
+          rows.push({ seed, id: e.id, ...described(e) });
         }
       }
     }

@@ -76,8 +76,8 @@ export interface AliasRow {
 }
 
 /**
- * The best-effort access note of knowledge-graph reads: append-only, written after the read in
- * its own statement, and never allowed to fail or change the read (see access.ts).
+ * The best-effort access note of knowledge-graph reads: append-only, queued after the read and
+ * written with others in one transaction, never allowed to fail or change the read (access.ts).
  */
 export interface GraphAccessRow {
   seq: Generated<number>;
