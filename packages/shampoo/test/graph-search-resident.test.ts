@@ -168,11 +168,15 @@ describe("resident search index (sqlite)", () => {
     await owner.sc("create_entities", {
       entities: [{ name: gone[0], entityType: "person", observations: ["alpha revived café"] }],
     });
+    // A voided observation added again comes back in its old place (before the later ones).
+    await owner.sc("add_observations", {
+      observations: opened.entities.map((e) => ({ entityName: e.name, contents: e.observations.slice(0, 1) })),
+    });
     await check();
 
     const after = residentStats(database);
     expect(after.builds).toBe(1); // every change since came through the history
-    expect(after.refreshes).toBe(3);
+    expect(after.refreshes).toBe(3); // voids, the second round, the revivals
     expect(after.served).toBeGreaterThan(built.served);
   });
 

@@ -45,6 +45,7 @@ const ASCII_WORDS = /[a-z0-9]+/g;
 
 /** The history's kinds of graph events (graph/service.ts event()). */
 const GRAPH_EVENTS = ["entity", "observation", "relation"] as const;
+type GraphEvent = (typeof GRAPH_EVENTS)[number];
 
 interface REntity extends EntityHit {
   rid: number;
@@ -319,17 +320,17 @@ export class Resident {
     const rows = raw
       .prepare(
         `SELECT entity_kind AS kind, entity_id AS id FROM shampoo_history
-          WHERE seq > ? AND seq <= ? AND profile = ? AND entity_kind IN ('entity', 'observation', 'relation')
+          WHERE seq > ? AND seq <= ? AND profile = ? AND entity_kind IN (${GRAPH_EVENTS.map((k) => `'${k}'`).join(", ")})
           LIMIT ?`,
       )
       .all([this.seq, last, this.profile, rebuildAfter + 1]) as { kind: string; id: string }[];
     if (rows.length > rebuildAfter) return false;
-    const ids: Record<(typeof GRAPH_EVENTS)[number], Set<string>> = {
+    const ids: Record<GraphEvent, Set<string>> = {
       entity: new Set(),
       observation: new Set(),
       relation: new Set(),
     };
-    for (const r of rows) ids[r.kind as (typeof GRAPH_EVENTS)[number]]?.add(r.id);
+    for (const r of rows) ids[r.kind as GraphEvent].add(r.id);
     const read = <T>(table: string, cols: string, set: Set<string>): T[] =>
       set.size === 0
         ? []
@@ -398,10 +399,13 @@ export class Resident {
         words: (words[i] as string[]).join(" "),
       };
       this.observations.set(r.rid, r);
-      // Kept in `ord` order: heads are the first ones.
+      // Kept in `ord` order: heads are the first ones. Rows mostly come in that order.
       const list = this.observationsOf.get(r.entity_id) ?? [];
-      const after = list.findIndex((x) => x.ord > r.ord);
-      list.splice(after < 0 ? list.length : after, 0, r);
+      if (list.length === 0 || (list[list.length - 1] as RObservation).ord < r.ord) list.push(r);
+      else {
+        const after = list.findIndex((x) => x.ord > r.ord);
+        list.splice(after < 0 ? list.length : after, 0, r);
+      }
       this.observationsOf.set(r.entity_id, list);
       this.observationWords.add(r.rid, splitWords(r.words));
       this.liveObservations++;
