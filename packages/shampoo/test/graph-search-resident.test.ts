@@ -180,6 +180,26 @@ describe("resident search index (sqlite)", () => {
     expect(after.served).toBeGreaterThan(built.served);
   });
 
+  it("keeps each profile apart: one index per profile, each following only its own events", async () => {
+    h = await harness("sqlite");
+    const database = h.shampoo.database;
+    const a = await h.as({ principal: "ana", grants: ["*", ""], profile: "north" });
+    const b = await h.as({ principal: "bo", grants: ["*", ""], profile: "south" });
+    await a.sc("create_entities", { entities: [{ name: "Alpha North", entityType: "t", observations: ["alpha"] }] });
+    await b.sc("create_entities", { entities: [{ name: "Alpha South", entityType: "t", observations: ["alpha"] }] });
+    const names = async (who: Agent) =>
+      ((await same(who, "alpha", database)).entities as { name: string }[]).map((e) => e.name);
+    expect(await names(a)).toEqual(["Alpha North"]);
+    expect(await names(b)).toEqual(["Alpha South"]);
+    expect(residentStats(database).builds).toBe(2);
+    // South's writes move the history; north catches up on none of them and still answers alone.
+    await b.sc("add_observations", { observations: [{ entityName: "Alpha South", contents: ["alpha again"] }] });
+    await b.sc("create_entities", { entities: [{ name: "Alpha Two", entityType: "t", observations: ["alpha"] }] });
+    expect(await names(a)).toEqual(["Alpha North"]);
+    expect((await names(b)).sort()).toEqual(["Alpha South", "Alpha Two"]);
+    expect(residentStats(database).builds).toBe(2);
+  });
+
   it("follows writes another database handle commits (another process)", async () => {
     h = await harness("sqlite");
     const a = await h.as({ principal: "ana", grants: ["*", ""] });
