@@ -15,8 +15,6 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { rng } from "../support/rng.ts";
 
-export { rng };
-
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 export interface Bundle {

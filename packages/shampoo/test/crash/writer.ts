@@ -16,6 +16,7 @@
 import type { SessionInfo } from "kernel";
 import { type Caller, makeCaller } from "../../src/access/caller.ts";
 import { openShampoo } from "../../src/app.ts";
+import { rng } from "../support/rng.ts";
 
 const [target, seedArg] = process.argv.slice(2);
 if (!target || !seedArg) {
@@ -23,17 +24,6 @@ if (!target || !seedArg) {
   process.exit(2);
 }
 
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(Number(seedArg));
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
 

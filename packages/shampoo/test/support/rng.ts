@@ -1,4 +1,4 @@
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed (crash/writer.ts keeps its own copy: it is bundled alone). */
+/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
