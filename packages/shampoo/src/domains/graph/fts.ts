@@ -353,7 +353,8 @@ export interface Expansions {
   observations: string[] | null;
 }
 
-const NO_EXPANSIONS: Expansions = { entities: null, observations: null };
+/** No prefix expansion in either index (no prefix term, PostgreSQL, or a non-ASCII prefix). */
+export const NO_EXPANSIONS: Expansions = { entities: null, observations: null };
 
 /**
  * SQLite: the prefix expansions of both word indexes in one statement (the entity index's, and

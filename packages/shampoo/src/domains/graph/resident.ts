@@ -1,7 +1,7 @@
 import { directStatements, type Kysely } from "kernel";
 import type { SqliteDatabase } from "kysely";
 import type { EntityHit, HeadRow, NeighbourRow, ObservationHit, Probe, Tagged } from "./fts.ts";
-import { HEAD_CHARS } from "./fts.ts";
+import { HEAD_CHARS, orderNeighbours } from "./fts.ts";
 import type { Visibility } from "./model.ts";
 import { type Db, type GraphScope, seesEntity } from "./store.ts";
 
@@ -530,7 +530,7 @@ export class Resident {
       }
     }
     if (rows.length > limit * 8) return null;
-    return rows;
+    return orderNeighbours(rows, seeds, limit);
   }
 }
 

@@ -8,9 +8,9 @@ import {
   HEAD_CHARS,
   type HeadRow,
   type Limited,
+  NO_EXPANSIONS,
   neighbours,
   type ObservationHit,
-  orderNeighbours,
   type Probe,
   poolHits,
   prefixExpansions,
@@ -213,7 +213,7 @@ async function retrieve(
   // The resident index (resident.ts) answers each step as its statement would, from memory.
   const inMemory = resident && Resident.serves(probe(q.terms)) ? resident : undefined;
   const words = inMemory
-    ? { entities: null, observations: null }
+    ? NO_EXPANSIONS
     : await prefixExpansions(
         db,
         dialect,
@@ -367,8 +367,7 @@ async function gather(
     const seedRank = new Map(seeds.map((id, i) => [id, i]));
     const known = new Set(candidates.map((c) => c.id));
     const limit = NEIGHBOURS + candidates.length;
-    const inMemory = resident?.neighbours(s, seeds, limit);
-    const rows = inMemory ? orderNeighbours(inMemory, seeds, limit) : await neighbours(db, s, seeds, limit);
+    const rows = resident?.neighbours(s, seeds, limit) ?? (await neighbours(db, s, seeds, limit));
     const fresh = rows
       .filter((r) => !known.has(r.id))
       .sort((x, y) => (seedRank.get(x.seed) ?? 99) - (seedRank.get(y.seed) ?? 99));
