@@ -54,6 +54,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { iso, type SessionInfo, sql, systemClock } from "kernel";
+import { rng } from "kernel/rng.ts";
 import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo } from "shampoo/app.ts";
@@ -112,17 +113,6 @@ type Op = "create_entities" | "search_nodes";
 type Sc = Record<string, unknown>;
 
 // ---------------------------------------------------------------- corpus
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 30,000 random words of 3..10 letters, most frequent first, with Zipf(1.0) cumulative weights. */
 export class Vocabulary {

@@ -45,6 +45,7 @@ import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { iso, type Kysely, type SessionInfo, sql } from "kernel";
+import { rng } from "kernel/rng.ts";
 import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import {
   CompiledQuery,
@@ -90,17 +91,6 @@ type DbKind = "sqlite" | "postgres";
 type Sc = Record<string, unknown>;
 
 // ---------------------------------------------------------------- deterministic data
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Weighted choice over [value, weight] pairs. */
 function weighted<T>(random: () => number, table: Array<[T, number]>): T {

@@ -1,10 +1,10 @@
 import { directStatements, type Kysely, sql } from "kernel";
+import { rng } from "kernel/rng.ts";
 import { openDatabase } from "kernel/store/db.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { shampooOn } from "../src/app.ts";
 import { configureResidentSearch, residentStats, wordsOf } from "../src/domains/graph/resident.ts";
 import type { ShampooDB } from "../src/store/schema.ts";
-import { rng } from "./support/rng.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 
 /**

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 // esbuild is tsx's own compiler (a dependency of tsx), not a direct dependency of this repo.
 import { build } from "esbuild";
-import { rng } from "../support/rng.ts";
+import { rng } from "kernel/rng.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

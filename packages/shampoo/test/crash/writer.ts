@@ -14,9 +14,9 @@
  * exits 3.
  */
 import type { SessionInfo } from "kernel";
+import { rng } from "kernel/rng.ts";
 import { type Caller, makeCaller } from "../../src/access/caller.ts";
 import { openShampoo } from "../../src/app.ts";
-import { rng } from "../support/rng.ts";
 
 const [target, seedArg] = process.argv.slice(2);
 if (!target || !seedArg) {
