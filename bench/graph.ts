@@ -47,6 +47,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os, { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -687,6 +688,30 @@ async function pings(driver: Driver): Promise<LatencySummary | undefined> {
   return roundSummary(s.summary());
 }
 
+/**
+ * What the reference pays before any tool logic: its loadGraph reads the whole memory.jsonl and
+ * parses every line, on every call. Timed in this process the same way (fs.promises.readFile as
+ * UTF-8, split, JSON.parse), so that ratios measured on different machines can be read: this cost
+ * varies between machines far more than SHAMPOO's calls do (see docs/shampoo-graph.md).
+ */
+async function referenceLoad(file: string): Promise<LatencySummary> {
+  const load = async () =>
+    (await readFile(file, "utf-8"))
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as unknown).length;
+  await load();
+  const s = new Samples();
+  const t0 = now();
+  // 20 loads, or fewer once 10 s have gone by (100,000 entities: about a second each).
+  while (s.count < 20 && (s.count < 5 || now() - t0 < 10_000)) {
+    const t = now();
+    await load();
+    s.add(now() - t);
+  }
+  return roundSummary(s.summary());
+}
+
 const createArgs = (es: SeedEntity[]): Sc[] => es.map((e) => ({ entities: [e] }));
 const searchArgs = (qs: Query[]): Sc[] => qs.map((q) => ({ query: q.query }));
 
@@ -697,6 +722,8 @@ interface SizeResult {
   observations: number;
   relations: number;
   reference_file_mb: number;
+  /** The reference's file read and parse, timed in-process (referenceLoad). */
+  reference_load: LatencySummary;
   seed: { method: string; reference_s: number; stores: Record<string, { seconds: number; store: string }> };
   stdio: { reference: PhaseResult[]; shampoo: PhaseResult[]; ping: Record<string, LatencySummary> };
   in_process: Record<string, PhaseResult[]>;
@@ -731,6 +758,9 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
       `  corpus: ${size.toLocaleString("en")} entities, ${(size * OBS_PER_ENTITY).toLocaleString("en")} observations, ` +
         `${corpus.relations.length.toLocaleString("en")} relations; reference memory.jsonl ${fmt(bytes / 2 ** 20, 1)} MB written in ${fmt(refSeed, 1)} s`,
     );
+
+    const refLoad = await referenceLoad(refFile);
+    log(`  reference file load in-process (read + parse, as its every call does): p50 ${ms(refLoad.p50_ms)} ms`);
 
     const agent = agentQueries(vocab, corpus, o.queries + o.warmup, 7 + size);
     const target = targetQueries(vocab, corpus, o.targetQueries, 11 + size);
@@ -772,6 +802,7 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
       observations: size * OBS_PER_ENTITY,
       relations: corpus.relations.length,
       reference_file_mb: round(bytes / 2 ** 20, 1),
+      reference_load: refLoad,
       seed: { method: o.seed, reference_s: round(refSeed, 1), stores: seedTimes },
       stdio: { reference: [], shampoo: [], ping: {} },
       in_process: {},
@@ -1088,6 +1119,9 @@ function tables(results: SizeResult[]): string {
         (r) =>
           `${n(r.size)}: ${ms(r.stdio.ping.reference?.p50_ms ?? Number.NaN)} / ${ms(r.stdio.ping.shampoo?.p50_ms ?? Number.NaN)} ms`,
       )
+      .join("; ")}.`,
+    `The reference's own floor: reading and parsing its memory.jsonl, as each of its calls does (timed in-process, p50): ${results
+      .map((r) => `${n(r.size)}: ${ms(r.reference_load.p50_ms)} ms (${fmt(r.reference_file_mb, 1)} MB)`)
       .join("; ")}.`,
     "",
     "search_nodes answers over stdio (agent mix; chars = the JSON of the whole tool result; `> 10 MiB` = answers over the SDK",
