@@ -1,9 +1,18 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DialectName, type Kysely, migrate, openDatabase, SQLITE_MMAP_BYTES, sql } from "../src/store/db.ts";
+import {
+  type DialectName,
+  type Kysely,
+  migrate,
+  openDatabase,
+  SQLITE_BUSY_TIMEOUT_MS,
+  SQLITE_MMAP_BYTES,
+  sql,
+} from "../src/store/db.ts";
 import { DIALECTS, openTestDatabase, PG_URL, type TestDb } from "../src/store/testing.ts";
 
 interface NotesDB {
@@ -205,5 +214,168 @@ describe("openDatabase on PostgreSQL URLs", () => {
 
   it("refuses a schema name that is not a plain identifier", async () => {
     await expect(openDatabase<unknown>(PG_URL, { pgSchema: "x; DROP SCHEMA public" })).rejects.toThrow(/bad schema/);
+  });
+});
+
+/** A second handle on the same database: what another process would do. */
+interface Other {
+  /** Inserts and commits a note. */
+  insert(id: number, body: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function otherHandle(t: TestDb<NotesDB>): Promise<Other> {
+  if (t.dialect === "sqlite") {
+    const raw = new BetterSqlite3(t.target);
+    raw.pragma("busy_timeout = 5000");
+    return {
+      insert: async (id, body) => {
+        raw.prepare("INSERT INTO notes (id, body) VALUES (?, ?)").run(id, body);
+      },
+      close: async () => {
+        raw.close();
+      },
+    };
+  }
+  const d = await openDatabase<NotesDB>(PG_URL, { pgSchema: t.pgSchema ?? "" });
+  return {
+    insert: async (id, body) => {
+      await d.db.insertInto("notes").values({ id, body }).execute();
+    },
+    close: () => d.close(),
+  };
+}
+
+const countNotes = async (db: Kysely<NotesDB>) =>
+  Number(
+    (
+      await db
+        .selectFrom("notes")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+describe.each(DIALECTS)("Database.read on %s", (dialect) => {
+  let t: TestDb<NotesDB>;
+  beforeEach(async () => {
+    t = await openTestDatabase<NotesDB>(dialect);
+    await migrate(t, "fixture_migrations", notesMigrations([]));
+    await t.db.insertInto("notes").values({ id: 1, body: "first" }).execute();
+  });
+  afterEach(async () => {
+    await t.drop();
+  });
+
+  it("reads one snapshot: a write another connection commits meanwhile shows only after the read", async () => {
+    const other = await otherHandle(t);
+    try {
+      const seen = await t.read(async (db) => {
+        const before = await countNotes(db);
+        // Another connection writes and commits while the read is open: it is not held up (on
+        // SQLite a read used to take the write lock, and this insert waited, then failed).
+        await other.insert(2, "meanwhile");
+        return [before, await countNotes(db)];
+      });
+      expect(seen).toEqual([1, 1]);
+      expect(await countNotes(t.db)).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("gives back the connection when the read throws, and the error unchanged", async () => {
+    await expect(
+      t.read(async (db) => {
+        await countNotes(db);
+        throw new Error("reader gave up");
+      }),
+    ).rejects.toThrow("reader gave up");
+    await t.transaction(async (db) => {
+      await db.insertInto("notes").values({ id: 3, body: "after" }).execute();
+    });
+    expect(await t.read(countNotes)).toBe(2);
+  });
+});
+
+describe("Database.read and transaction options on SQLite", () => {
+  let t: TestDb<NotesDB>;
+  let locker: BetterSqlite3.Database;
+  beforeEach(async () => {
+    t = await openTestDatabase<NotesDB>("sqlite");
+    await migrate(t, "fixture_migrations", notesMigrations([]));
+    await t.db.insertInto("notes").values({ id: 1, body: "committed" }).execute();
+    // Another process in the middle of a long write (a bulk import, say): it holds the write
+    // lock and has written a row it has not committed.
+    locker = new BetterSqlite3(t.target);
+    locker.exec("BEGIN IMMEDIATE");
+    locker.prepare("INSERT INTO notes (id, body) VALUES (2, 'uncommitted')").run();
+  });
+  afterEach(async () => {
+    if (locker.inTransaction) locker.exec("ROLLBACK");
+    locker.close();
+    await t.drop();
+  });
+
+  it("reads the committed state while another process holds the write lock, without waiting for it", async () => {
+    const rows = await t.read((db) => db.selectFrom("notes").select(["id", "body"]).orderBy("id").execute());
+    expect(rows).toEqual([{ id: 1, body: "committed" }]);
+  });
+
+  it("a write with busyTimeoutMs 0 fails at once with SQLITE_BUSY and changes nothing; later writes wait as usual", async () => {
+    locker.exec("ROLLBACK"); // this test's lock is held by a child process, which lets go by itself
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const db = new (require("better-sqlite3"))(process.argv[1]);
+         db.exec("BEGIN IMMEDIATE");
+         db.prepare("INSERT INTO notes (id, body) VALUES (2, 'theirs')").run();
+         process.stdout.write("locked\\n");
+         setTimeout(() => { db.exec("COMMIT"); db.close(); }, 1500);`,
+        t.target,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+    // Waiting the usual busy timeout, this BEGIN would get the lock once the child commits, and
+    // succeed: failing shows it did not wait.
+    await expect(
+      t.transaction(
+        async (db) => {
+          await db.insertInto("notes").values({ id: 3, body: "mine" }).execute();
+        },
+        { busyTimeoutMs: 0 },
+      ),
+    ).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+    const { rows } = await sql<{ timeout: number }>`PRAGMA busy_timeout`.execute(t.db);
+    expect(rows[0]?.timeout).toBe(SQLITE_BUSY_TIMEOUT_MS);
+    await exited;
+    await t.transaction(async (db) => {
+      await db.insertInto("notes").values({ id: 3, body: "mine" }).execute();
+    });
+    expect(await t.read((db) => db.selectFrom("notes").select(["id", "body"]).orderBy("id").execute())).toEqual([
+      { id: 1, body: "committed" },
+      { id: 2, body: "theirs" },
+      { id: 3, body: "mine" },
+    ]);
+  });
+});
+
+describe("Database.read on PostgreSQL", () => {
+  it("refuses a write inside the read", async () => {
+    const t = await openTestDatabase<NotesDB>("postgres");
+    try {
+      await migrate(t, "fixture_migrations", notesMigrations([]));
+      await expect(
+        t.read(async (db) => {
+          await db.insertInto("notes").values({ id: 1, body: "sneaked" }).execute();
+        }),
+      ).rejects.toThrow(/read-only transaction/);
+      expect(await countNotes(t.db)).toBe(0);
+    } finally {
+      await t.drop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { DIALECTS } from "kernel/store/testing.ts";
-import { sql } from "kysely";
+import { type KyselyPlugin, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ORDER, findByTitle, LOOKUP_SCAN_CAP, queryTasks } from "../src/domains/tasks/read.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
@@ -174,14 +174,22 @@ describe.each(DIALECTS)("query_tasks page strategies on %s", (dialect) => {
    */
   function recorded(tool: string) {
     const captured: string[] = [];
-    const db = h.db.db.withPlugin({
+    const recorder: KyselyPlugin = {
       transformQuery: (x) => {
         captured.push(h.db.db.getExecutor().compileQuery(x.node, x.queryId).sql);
         return x.node;
       },
       transformResult: async (x) => x.result,
-    });
-    const ctx = { caller: all.caller, source: { tool, session: "plan" }, clock: h.clock, database: { ...h.db, db } };
+    };
+    const db = h.db.db.withPlugin(recorder);
+    // Reads run through Database.read: its transaction records too.
+    const read: typeof h.db.read = (fn) => h.db.read((trx) => fn(trx.withPlugin(recorder)));
+    const ctx = {
+      caller: all.caller,
+      source: { tool, session: "plan" },
+      clock: h.clock,
+      database: { ...h.db, db, read },
+    };
     const planOf = async (statement: string, value: string) =>
       (
         await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${sql.raw(statement.replaceAll("?", value))}`.execute(h.db.db)

@@ -19,9 +19,35 @@ export interface Database<DB> {
    * `prepared()` run on better-sqlite3 directly inside it (sqliteTransaction below). Never call it
    * again inside `fn` (SQLite has one connection: that would wait for itself).
    */
-  transaction<T>(fn: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn`, which only reads, on one consistent snapshot: every statement in it sees the same
+   * committed state. Reads never wait for a writer, not even another process holding a long write
+   * transaction such as a bulk import, and never hold one up.
+   * - SQLite: a deferred BEGIN on the held connection (the WAL snapshot starts at the first read);
+   *   queries built with `prepared()` run directly inside it, as in `transaction`. `fn` must not
+   *   write to the database (TEMP tables are fine). A write would have to take the write lock
+   *   mid-transaction and fails at once when another writer holds it.
+   * - PostgreSQL: REPEATABLE READ, READ ONLY (the engine refuses any write).
+   *
+   * Never call it, or `transaction`, again inside `fn`.
+   */
+  read<T>(fn: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+export interface TransactionOptions {
+  /**
+   * SQLite: how long BEGIN may wait for another process's write lock before failing with
+   * "database is locked" (SQLITE_BUSY). Without it: the connection's busy_timeout, 5 s, during
+   * which better-sqlite3 blocks the event loop. 0 fails at once: for best-effort writes that can
+   * retry later rather than stall every call. PostgreSQL: ignored (no lock is taken at BEGIN).
+   */
+  busyTimeoutMs?: number;
+}
+
+/** The SQLite connections' busy_timeout (openSqlite). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenOptions {
   /**
@@ -48,7 +74,7 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma("journal_mode = WAL");
   raw.pragma("synchronous = NORMAL");
   raw.pragma("foreign_keys = ON");
-  raw.pragma("busy_timeout = 5000");
+  raw.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // Reads map the database file instead of copying pages through read() into SQLite's small page
   // cache (2 MB by default): on a 577 MB knowledge graph (100,000 entities) search_nodes over
   // stdio went 4.72/4.82 -> 4.17/4.21 ms mean, and query_tasks full text at 100,000 tasks p95
@@ -72,7 +98,8 @@ function openSqlite<DB>(file: string): Database<DB> {
     db,
     dialect: "sqlite",
     location: file,
-    transaction: (fn) => sqliteTransaction(db, raw, statements, fn),
+    transaction: (fn, opts) => sqliteTransaction(db, raw, statements, "begin immediate", fn, opts?.busyTimeoutMs),
+    read: (fn) => sqliteTransaction(db, raw, statements, "begin deferred", fn),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -98,17 +125,30 @@ export function directStatements(db: Kysely<unknown>): SqliteDatabase | undefine
  * itself. The connection is taken through Kysely (`db.connection()`), so Kysely queries elsewhere
  * wait for it exactly as they wait for a Kysely transaction; inside, `fn` may use the builder on
  * `trx` as usual, and prepared() runs its statements directly (directStatements).
+ *
+ * Writes begin IMMEDIATE: they take the write lock at once, so a second process waits
+ * (busy_timeout) instead of failing at its first write (see statementCache). Reads begin
+ * DEFERRED: in WAL mode they take no write lock, so they neither wait for a writer nor block one.
  */
 async function sqliteTransaction<DB, T>(
   db: Kysely<DB>,
   raw: BetterSqlite3.Database,
   statements: SqliteDatabase,
+  begin: "begin immediate" | "begin deferred",
   fn: (trx: Kysely<DB>) => Promise<T>,
+  busyTimeoutMs?: number,
 ): Promise<T> {
   return db.connection().execute(async (conn) => {
-    // IMMEDIATE: take the write lock now, so a second process waits (busy_timeout) instead of
-    // failing at its first write (see statementCache).
-    statements.prepare("begin immediate").run([]);
+    if (busyTimeoutMs === undefined) statements.prepare(begin).run([]);
+    else {
+      // Only this BEGIN waits less: the connection is held, nothing else runs on it meanwhile.
+      raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      try {
+        statements.prepare(begin).run([]);
+      } finally {
+        raw.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      }
+    }
     directSqlite.set(conn, statements);
     try {
       const out = await fn(conn);
@@ -200,6 +240,7 @@ async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Data
     location: u.toString() + (schema ? ` (schema ${schema})` : ""),
     ...(schema ? { schema } : {}),
     transaction: (fn) => db.transaction().execute(fn),
+    read: (fn) => db.transaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute(fn),
     close: () => db.destroy(),
   };
 }

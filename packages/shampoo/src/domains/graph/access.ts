@@ -15,18 +15,28 @@ import type { GraphAccessRow } from "./schema.ts";
  * the log and a search does not pay a write per call (about a tenth of a search_nodes call over
  * stdio at 1,000 entities). Any failure is swallowed: a note can never fail, delay or change a
  * read. Best effort also means a process that dies loses the notes of its last few milliseconds.
+ *
+ * On SQLite another process may hold the write lock for a while (a bulk import is one
+ * transaction). The flush does not wait for it, which would block this whole process for the
+ * busy timeout: it gives up at once, keeps the notes (up to ACCESS_MAX_WAITING, the oldest
+ * dropped beyond) and tries again ACCESS_RETRY_MS later.
  */
 
 /** A note waits at most this long before it is written. */
 export const ACCESS_FLUSH_MS = 25;
 /** This many waiting notes are written at once. */
 export const ACCESS_BATCH = 256;
+/** While another process holds the write lock: the next try, and the most notes kept meanwhile. */
+export const ACCESS_RETRY_MS = 1000;
+export const ACCESS_MAX_WAITING = 10_000;
 
 type Note = Omit<GraphAccessRow, "seq">;
 
 interface Queue {
   notes: Note[];
   timer: ReturnType<typeof setTimeout> | null;
+  /** The last flush found the write lock taken: the next try waits for the retry timer. */
+  blocked: boolean;
   /** The writes so far, one after the other. */
   written: Promise<void>;
 }
@@ -37,7 +47,7 @@ const queues = new WeakMap<object, Queue>();
 export function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): void {
   let q = queues.get(ctx.database);
   if (!q) {
-    q = { notes: [], timer: null, written: Promise.resolve() };
+    q = { notes: [], timer: null, blocked: false, written: Promise.resolve() };
     queues.set(ctx.database, q);
   }
   q.notes.push({
@@ -49,7 +59,7 @@ export function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): 
     entity_ids: JSON.stringify(entityIds),
   });
   const database = ctx.database;
-  if (q.notes.length >= ACCESS_BATCH) void flushAccessNotes(database);
+  if (q.notes.length >= ACCESS_BATCH && !q.blocked) void flushAccessNotes(database);
   else if (!q.timer) {
     q.timer = setTimeout(() => void flushAccessNotes(database), ACCESS_FLUSH_MS);
     // A waiting note never keeps a process alive; closing the server writes it (app.ts).
@@ -65,20 +75,39 @@ export function flushAccessNotes(database: Database<ShampooDB>): Promise<void> {
   q.timer = null;
   const notes = q.notes.splice(0);
   if (notes.length > 0) {
+    const queue = q;
     q.written = q.written.then(async () => {
       try {
-        await database.transaction(async (db) => {
-          for (let i = 0; i < notes.length; i += 100)
-            await db
-              .insertInto("shampoo_graph_access")
-              .values(notes.slice(i, i + 100))
-              .execute();
-        });
-      } catch {
-        // Best effort by contract: a full disk, a locked database, a closed handle or a missing
-        // table loses the notes, never a read.
+        await database.transaction(
+          async (db) => {
+            for (let i = 0; i < notes.length; i += 100)
+              await db
+                .insertInto("shampoo_graph_access")
+                .values(notes.slice(i, i + 100))
+                .execute();
+          },
+          { busyTimeoutMs: 0 },
+        );
+        queue.blocked = false;
+      } catch (e) {
+        if (isBusy(e)) {
+          // Another process is writing: keep the notes (oldest first) and try again later.
+          queue.notes = [...notes, ...queue.notes].slice(-ACCESS_MAX_WAITING);
+          queue.blocked = true;
+          if (queue.timer) clearTimeout(queue.timer);
+          queue.timer = setTimeout(() => void flushAccessNotes(database), ACCESS_RETRY_MS);
+          queue.timer.unref?.();
+        }
+        // Otherwise best effort by contract: a full disk, a closed handle or a missing table
+        // loses the notes, never a read.
       }
     });
   }
   return q.written;
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }

@@ -87,14 +87,12 @@ async function flushEvents(w: W): Promise<void> {
 }
 
 /**
- * A consistent read: one transaction (REPEATABLE READ on PostgreSQL, so every statement sees
- * one snapshot; SQLite's read transaction already does).
+ * A consistent read: every statement sees one snapshot, and no writer (another process's bulk
+ * import included) makes it wait (kernel Database.read: a deferred transaction on SQLite, where
+ * search's compiled statements skip Kysely's executor; REPEATABLE READ, READ ONLY on PostgreSQL).
  */
 export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (ctx.database.dialect === "postgres")
-    return ctx.database.db.transaction().setIsolationLevel("repeatable read").execute(fn);
-  // SQLite: the kernel's transaction (search's compiled statements then skip Kysely's executor).
-  return ctx.database.transaction(fn);
+  return ctx.database.read(fn);
 }
 
 /**

@@ -261,7 +261,7 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
 export async function getTaskLinks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const id = String(a.task_id);
   if (!UUID_RE.test(id)) throw notFound("Task");
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return ctx.database.read(async (trx) => {
     const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
     if (!task) return { task_id: id, links: [] };
     const links = await taskLinks(trx, graphScopeOf(ctx.caller), task.id);
@@ -277,7 +277,7 @@ export async function getEntityTasks(ctx: ShampooCtx, a: Record<string, unknown>
   const name = String(a.entity_name);
   const c = ctx.caller;
   if (!c.star && !c.untagged && c.projects.size === 0) return { entity_name: name, tasks: [] };
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return ctx.database.read(async (trx) => {
     const entity = await visibleEntity(trx, graphScopeOf(c), name);
     if (!entity) throw notFound("Entity");
     const tasks = await entityTasks(trx, scopeOf(c), entity.id);
@@ -294,7 +294,7 @@ export async function suggestTaskLinks(ctx: ShampooCtx, a: Record<string, unknow
   const includeVector = a.include_vector === true;
   const limit = Math.max(1, Math.min(SUGGEST_MAX, a.limit === undefined ? SUGGEST_DEFAULT : Number(a.limit)));
   if (!UUID_RE.test(id)) throw taskNotFoundLower();
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return ctx.database.read(async (trx) => {
     const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
     if (!task) throw taskNotFoundLower();
     const scoring: Scoring = await scoreTask(trx, ctx.caller, task);

@@ -37,12 +37,12 @@ type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
 
 /**
  * Runs a read of several statements on one consistent snapshot, so counts, pages and the rows
- * they describe agree under concurrent writes: REPEATABLE READ and READ ONLY on PostgreSQL (the
- * engine itself refuses any write), one deferred read transaction on SQLite (WAL: writers are
- * not blocked).
+ * they describe agree under concurrent writes (kernel Database.read: REPEATABLE READ and READ
+ * ONLY on PostgreSQL, where the engine itself refuses any write; a deferred transaction on
+ * SQLite, which neither waits for a writer nor blocks one).
  */
 function readSnapshot<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
-  return ctx.database.db.transaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute(fn);
+  return ctx.database.read(fn);
 }
 
 const TASK_COLUMNS = [
