@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,7 @@ import {
   SQLITE_MMAP_BYTES,
   sql,
 } from "../src/store/db.ts";
-import { DIALECTS, openTestDatabase, PG_URL, type TestDb } from "../src/store/testing.ts";
+import { DIALECTS, holdSqliteWriteLock, openTestDatabase, PG_URL, type TestDb } from "../src/store/testing.ts";
 
 interface NotesDB {
   notes: { id: number; body: string; tag: string | null };
@@ -324,21 +323,7 @@ describe("Database.read and transaction options on SQLite", () => {
 
   it("a write with busyTimeoutMs 0 fails at once with SQLITE_BUSY and changes nothing; later writes wait as usual", async () => {
     locker.exec("ROLLBACK"); // this test's lock is held by a child process, which lets go by itself
-    const child = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const db = new (require("better-sqlite3"))(process.argv[1]);
-         db.exec("BEGIN IMMEDIATE");
-         db.prepare("INSERT INTO notes (id, body) VALUES (2, 'theirs')").run();
-         process.stdout.write("locked\\n");
-         setTimeout(() => { db.exec("COMMIT"); db.close(); }, 1500);`,
-        t.target,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+    const { exited } = await holdSqliteWriteLock(t.target, 1500, "INSERT INTO notes (id, body) VALUES (2, 'theirs')");
     // Waiting the usual busy timeout, this BEGIN would get the lock once the child commits, and
     // succeed: failing shows it did not wait.
     await expect(

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import BetterSqlite3 from "better-sqlite3";
+import { holdSqliteWriteLock } from "kernel/store/testing.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { flushAccessNotes } from "../src/domains/graph/access.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
@@ -93,20 +93,7 @@ describe("reads while another process writes (SQLite)", () => {
     const start = await notes();
     // The lock is held by a child process that lets go after a while: a flush that waited for
     // it (the busy timeout) would then succeed and write the notes while it was held.
-    const child = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const db = new (require("better-sqlite3"))(process.argv[1]);
-         db.exec("BEGIN IMMEDIATE");
-         process.stdout.write("locked\\n");
-         setTimeout(() => { db.exec("COMMIT"); db.close(); }, 1500);`,
-        h.db.target,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+    const { exited } = await holdSqliteWriteLock(h.db.target, 1500);
     await a.sc("search_nodes", { query: "acme" });
     await a.sc("open_nodes", { names: ["Acme Vendor"] });
     await flushAccessNotes(h.shampoo.database); // gives up at once: the lock is taken

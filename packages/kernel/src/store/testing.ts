@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,4 +64,37 @@ export async function dropPgSchema(schema: string, url = PG_URL): Promise<void> 
   } finally {
     await c.end();
   }
+}
+
+/**
+ * Another process in the middle of a write on a SQLite file: it begins IMMEDIATE (the write
+ * lock), runs `sqlText` without committing, and commits `ms` later. Resolves once the lock is
+ * held; `exited` resolves when the process is gone (its commit done).
+ */
+export async function holdSqliteWriteLock(
+  file: string,
+  ms: number,
+  sqlText = "",
+): Promise<{ exited: Promise<unknown> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const db = new (require("better-sqlite3"))(process.argv[1]);
+       db.exec("BEGIN IMMEDIATE");
+       if (process.argv[3]) db.exec(process.argv[3]);
+       process.stdout.write("locked\\n");
+       setTimeout(() => { db.exec("COMMIT"); db.close(); }, Number(process.argv[2]));`,
+      file,
+      String(ms),
+      sqlText,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`lock holder exited (${code}) before taking the lock`)));
+  });
+  return { exited };
 }
