@@ -38,11 +38,13 @@ const WORDS = ["draft", "review", "ship", "crash", "kill", "restart", "history",
 
 // Loaded: the parent starts each writer while the previous one still runs, so module loading
 // overlaps; the database is opened only on "go" (after the previous writer died).
+// A parent gone (a test run stopped or killed) stops this writer too, instead of leaving it
+// writing on forever as an orphan. Before "go" its closed stdin says so. The write loop never
+// yields to I/O (SQLite is synchronous), so each iteration also checks that the parent is alive.
+const parent = process.ppid;
+process.stdin.on("end", () => process.exit(0));
 process.stdout.write("loaded\n");
-await new Promise<void>((resolve) => {
-  process.stdin.once("data", () => resolve());
-  process.stdin.once("end", () => process.exit(0));
-});
+await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
 
 /**
  * Opens as `shampoo serve` does. On PostgreSQL a migration check can fail when another test drops
@@ -97,6 +99,7 @@ async function call(who: string, name: string, args: Record<string, unknown>): P
 
 async function loop(): Promise<never> {
   for (let n = 0; ; n++) {
+    if (process.ppid !== parent) process.exit(0);
     const who = pick(["a", "b"]);
     const mine = ids[who] as string[];
     const r = random();
