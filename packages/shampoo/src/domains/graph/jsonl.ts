@@ -7,7 +7,6 @@ import {
   createRelationsIn,
   type EntityInput,
   entityInput,
-  inRead,
   inWrite,
   type Triple,
   tripleInput,
@@ -201,7 +200,7 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
   const inProject = (a: string) =>
     project === null ? sql`${sql.ref(`${a}.project`)} IS NULL` : sql`${sql.ref(`${a}.project`)} = ${project}`;
   const live = (a: string) => sql`${sql.ref(`${a}.status`)} = 'active' AND ${inProject(a)} AND ${visibleSql(a, s)}`;
-  await inRead(ctx, async (db) => {
+  await ctx.database.read(async (db) => {
     const counts = await sql<{ entities: number | string; relations: number | string }>`SELECT
       (SELECT count(*) FROM shampoo_entities e WHERE e.profile = ${s.profile} AND ${live("e")}) AS entities,
       (SELECT count(*) FROM shampoo_relations r

@@ -20,7 +20,7 @@ import {
 import { fold, formsOf, normalizeName, type ParsedQuery, parseQuery, termHits } from "./model.ts";
 import { Resident, residentFor } from "./resident.ts";
 import type { Entity } from "./schema.ts";
-import { inRead, readNoted } from "./service.ts";
+import { readNoted } from "./service.ts";
 import { type Db, type GraphScope, graphScopeOf, liveSql, observationsOf } from "./store.ts";
 
 /**
@@ -618,7 +618,7 @@ export async function searchByProject(ctx: ShampooCtx, a: Record<string, unknown
   const subs =
     q.status === "no_terms" ? [...new Set([query.trim().toLowerCase(), fold(query.trim())])] : formsOf(q, terms);
   const dialect = ctx.database.dialect;
-  const ranked = await inRead(ctx, async (db) => {
+  const ranked = await ctx.database.read(async (db) => {
     const ids =
       q.status === "blank"
         ? await projectListing(db, s, project, PROJECT_RESULTS)

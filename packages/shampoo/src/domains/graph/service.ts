@@ -87,15 +87,6 @@ async function flushEvents(w: W): Promise<void> {
 }
 
 /**
- * A consistent read: every statement sees one snapshot, and no writer (another process's bulk
- * import included) makes it wait (kernel Database.read: a deferred transaction on SQLite, where
- * search's compiled statements skip Kysely's executor; REPEATABLE READ, READ ONLY on PostgreSQL).
- */
-export async function inRead<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
-  return ctx.database.read(fn);
-}
-
-/**
  * A read with its best-effort access note (access.ts): `fn` reads and returns the result with the
  * ids of the entities it returned; the note is queued once the read is done and written with
  * others shortly after, never inside the read.
@@ -105,7 +96,7 @@ export async function readNoted<T>(
   tool: string,
   fn: (db: Db) => Promise<{ ids: string[]; result: T }>,
 ): Promise<T> {
-  const out = await inRead(ctx, fn);
+  const out = await ctx.database.read(fn);
   noteAccess(ctx, tool, out.ids);
   return out.result;
 }

@@ -35,16 +35,6 @@ import { scoped, scopedForText, scopedIds } from "./store.ts";
 type Raw<T> = ReturnType<typeof sql<T>>;
 type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
 
-/**
- * Runs a read of several statements on one consistent snapshot, so counts, pages and the rows
- * they describe agree under concurrent writes (kernel Database.read: REPEATABLE READ and READ
- * ONLY on PostgreSQL, where the engine itself refuses any write; a deferred transaction on
- * SQLite, which neither waits for a writer nor blocks one).
- */
-function readSnapshot<T>(ctx: ShampooCtx, fn: (db: Db) => Promise<T>): Promise<T> {
-  return ctx.database.read(fn);
-}
-
 const TASK_COLUMNS = [
   "shampoo_tasks.id",
   "shampoo_tasks.profile",
@@ -320,7 +310,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
     EQUALITY_FILTERS.every((f) => typeof a[f] !== "string");
 
   const scope = scopeOf(ctx.caller);
-  return readSnapshot(ctx, async (db) => {
+  return ctx.database.read(async (db) => {
     const base = (walking = false) =>
       (fts ? scopedForText(db, dialect, scope) : scoped(db, scope))
         .$if(fts?.join !== undefined, (qb) =>
@@ -454,7 +444,7 @@ export async function taskDigest(ctx: ShampooCtx, a: Record<string, unknown>): P
   const includeOverdue = a.include_overdue !== false;
   const limit = clampInt(a.limit, DIGEST_LIMIT.min, DIGEST_LIMIT.max, DIGEST_LIMIT.default);
   const day = today(ctx.clock.now());
-  return readSnapshot(ctx, (db) => digestOn(db, ctx, includeOverdue, limit, day));
+  return ctx.database.read((db) => digestOn(db, ctx, includeOverdue, limit, day));
 }
 
 async function digestOn(
@@ -717,7 +707,7 @@ export async function findByTitle(ctx: ShampooCtx, a: Record<string, unknown>): 
   const limit = clampInt(a.limit, LOOKUP_LIMIT.min, LOOKUP_LIMIT.max, LOOKUP_LIMIT.default);
   const fragment = String(a.title_fragment ?? "");
   const scope = scopeOf(ctx.caller);
-  return readSnapshot(ctx, (db) =>
+  return ctx.database.read((db) =>
     lookup(
       [
         taskSource(db, ctx.database.dialect, scope),
@@ -793,7 +783,7 @@ export async function readyContextWith(
   const scope = scopeOf(ctx.caller);
   const mode = checkMode(a.mode);
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
-  return readSnapshot(ctx, async (db) => {
+  return ctx.database.read(async (db) => {
     if (top && mode === "ready") {
       const page = await readyTop(db, dialect, scope, { now, includeReadings, limit }, cap);
       if (page) return page;
@@ -888,7 +878,7 @@ export async function readyTopOnly(
 ): Promise<Record<string, unknown> | undefined> {
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
   const opts = { now: ctx.clock.now(), includeReadings: a.include_readings === true, limit };
-  return readSnapshot(ctx, (db) => readyTop(db, ctx.database.dialect, scopeOf(ctx.caller), opts, cap));
+  return ctx.database.read((db) => readyTop(db, ctx.database.dialect, scopeOf(ctx.caller), opts, cap));
 }
 
 interface TopKey {
