@@ -60,11 +60,15 @@ export function noteAccess(ctx: ShampooCtx, tool: string, entityIds: string[]): 
   });
   const database = ctx.database;
   if (q.notes.length >= ACCESS_BATCH && !q.blocked) void flushAccessNotes(database);
-  else if (!q.timer) {
-    q.timer = setTimeout(() => void flushAccessNotes(database), ACCESS_FLUSH_MS);
-    // A waiting note never keeps a process alive; closing the server writes it (app.ts).
-    q.timer.unref?.();
-  }
+  else if (!q.timer) flushLater(q, database, ACCESS_FLUSH_MS);
+}
+
+/** (Re)sets the queue's one timer to flush `ms` from now. */
+function flushLater(q: Queue, database: Database<ShampooDB>, ms: number): void {
+  if (q.timer) clearTimeout(q.timer);
+  q.timer = setTimeout(() => void flushAccessNotes(database), ms);
+  // A waiting note never keeps a process alive; closing the server writes it (app.ts).
+  q.timer.unref?.();
 }
 
 /** Writes the waiting notes of a database now; resolves once every note queued so far is written (or lost). */
@@ -94,9 +98,7 @@ export function flushAccessNotes(database: Database<ShampooDB>): Promise<void> {
           // Another process is writing: keep the notes (oldest first) and try again later.
           queue.notes = [...notes, ...queue.notes].slice(-ACCESS_MAX_WAITING);
           queue.blocked = true;
-          if (queue.timer) clearTimeout(queue.timer);
-          queue.timer = setTimeout(() => void flushAccessNotes(database), ACCESS_RETRY_MS);
-          queue.timer.unref?.();
+          flushLater(queue, database, ACCESS_RETRY_MS);
         }
         // Otherwise best effort by contract: a full disk, a closed handle or a missing table
         // loses the notes, never a read.
