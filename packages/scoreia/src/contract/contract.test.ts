@@ -12,7 +12,7 @@ import {
   toolsetHash,
 } from "./index.ts";
 
-const SEED = new URL("../../../../../shared/seeds/000_40e35d97c34d900d.txt", import.meta.url);
+const SEED = new URL("../../../../testdata/seeds/000_40e35d97c34d900d.txt", import.meta.url);
 
 describe("toolset contracts", () => {
   it("keeps 0.3.0 byte for byte as seed 000", () => {

@@ -11,7 +11,7 @@ interface Vector {
   result: "valid" | "invalid" | "acceptable";
 }
 const file = JSON.parse(
-  readFileSync(new URL("../../../../../shared/testdata/ed25519/wycheproof_ed25519_test.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../../testdata/ed25519/wycheproof_ed25519_test.json", import.meta.url), "utf8"),
 ) as { testGroups: Array<{ publicKey: { pk: string }; tests: Vector[] }> };
 const cases = file.testGroups.flatMap((g) => g.tests.map((t) => ({ pk: g.publicKey.pk, ...t })));
 

@@ -3,7 +3,7 @@ import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
 import { CanonicalizationError, canonicalJson } from "./jcs.ts";
 
-const DIR = new URL("../../../../../shared/testdata/jcs/", import.meta.url);
+const DIR = new URL("../../../../testdata/jcs/", import.meta.url);
 const names = readdirSync(new URL("input/", DIR)).filter((f) => f.endsWith(".json"));
 
 describe("RFC 8785 canonical JSON", () => {

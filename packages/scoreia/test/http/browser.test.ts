@@ -30,7 +30,7 @@ const ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const JCS_DIR = new URL("../../../../../shared/testdata/jcs/", import.meta.url);
+const JCS_DIR = new URL("../../../../testdata/jcs/", import.meta.url);
 const SCREENSHOT = new URL("../../../../docs/img/verify-page.png", import.meta.url);
 const known = CardRegistry.knownToolsets();
 

@@ -32,7 +32,7 @@ import {
 type J = any;
 
 const DOC = readFileSync(new URL("../../../../docs/evidence-0.2.md", import.meta.url), "utf8");
-const SEED_000 = readFileSync("/work/shared/seeds/000_40e35d97c34d900d.txt", "utf8");
+const SEED_000 = readFileSync(new URL("../../../../testdata/seeds/000_40e35d97c34d900d.txt", import.meta.url), "utf8");
 const SIG_TYPE = "scoreia.card.signature/0.2";
 const ALL_STEPS = ["shape", "canonical_form", "key", "signature", "key_window", "replay", "manifest", "policy"];
 
