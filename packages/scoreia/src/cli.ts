@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
@@ -10,6 +11,9 @@ import type { CardRegistry } from "./evidence/registry.ts";
 import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
 import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
 import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./evidence/verify.ts";
+
+/** This package's version (package.json sits next to src/ and dist/ alike). */
+const VERSION: string = createRequire(import.meta.url)("../package.json").version;
 
 // The MCP server, the HTTP transport and the database drivers load only for the commands that
 // use them (import("kernel"), import("./app.ts")): verify, keys and signer start in a fraction
@@ -48,7 +52,7 @@ Usage:
       already present are skipped. Any invalid card refuses the whole file (nothing imported).
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
-  scoreia --help
+  scoreia --help | --version
 
 Options:
   --db        SQLite file (default: ${defaultDb()}) or a postgres:// URL;
@@ -109,6 +113,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const cmd = positionals[0];
+  if (values.version) {
+    process.stdout.write(`scoreia ${VERSION}\n`);
+    return 0;
+  }
   if (values.help || !cmd) {
     process.stdout.write(HELP);
     return cmd || values.help ? 0 : EXIT.usage;
@@ -158,6 +166,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
       http: { type: "boolean" },
       port: { type: "string" },
       host: { type: "string" },

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
@@ -13,6 +14,9 @@ import {
   loadConfig,
   type ShampooConfig,
 } from "./access/config.ts";
+
+/** This package's version (package.json sits next to src/ and dist/ alike). */
+const VERSION: string = createRequire(import.meta.url)("../package.json").version;
 
 // The MCP server, the HTTP transport and the database drivers load only when serving
 // (import("kernel"), import("./app.ts")): --help and usage errors answer at once.
@@ -46,7 +50,7 @@ Usage:
   shampoo export --project P [--db …] [caller] > memory.jsonl
       Write project P's live entities (name order) and the relations between them as the
       reference JSONL, to stdout; progress on stderr.
-  shampoo --help
+  shampoo --help | --version
 
 Options:
   --db          SQLite file (default: ${defaultDb()}) or a postgres:// URL;
@@ -110,6 +114,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const cmd = positionals[0];
+  if (values.version) {
+    process.stdout.write(`shampoo ${VERSION}\n`);
+    return EXIT.ok;
+  }
   if (values.help || !cmd) {
     process.stdout.write(HELP);
     return cmd || values.help ? EXIT.ok : EXIT.usage;
@@ -152,6 +160,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
       http: { type: "boolean" },
       port: { type: "string" },
       host: { type: "string" },
