@@ -2,6 +2,7 @@ export * from "./clock.ts";
 export * from "./errors.ts";
 export * from "./ids.ts";
 export * from "./limits.ts";
+export * from "./log.ts";
 export * from "./server.ts";
 export * from "./store/db.ts";
 export * from "./store/prepared.ts";

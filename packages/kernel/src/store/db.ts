@@ -1,7 +1,23 @@
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, type Migration, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type Migration,
+  Migrator,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+} from "kysely";
+import type pg from "pg";
+import { logger } from "../log.ts";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
+import { pgConnectionSettings } from "./faults.ts";
+
+const dbLog = logger("store");
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -39,14 +55,20 @@ export interface Database<DB> {
 export interface TransactionOptions {
   /**
    * SQLite: how long BEGIN may wait for another process's write lock before failing with
-   * "database is locked" (SQLITE_BUSY). Without it: the connection's busy_timeout, 5 s, during
-   * which better-sqlite3 blocks the event loop. 0 fails at once: for best-effort writes that can
-   * retry later rather than stall every call. PostgreSQL: ignored (no lock is taken at BEGIN).
+   * "database is locked" (SQLITE_BUSY, answered to callers as `database_busy`, retryable).
+   * Default SQLITE_BUSY_TIMEOUT_MS. The wait never blocks the event loop: each attempt takes the
+   * lock without waiting (busy_timeout 0) and, while it is held elsewhere, the next attempt comes
+   * after a timer, with the connection free for reads meanwhile. 0 tries once: for best-effort
+   * writes that can retry later. PostgreSQL: ignored (no lock is taken at BEGIN).
    */
   busyTimeoutMs?: number;
 }
 
-/** The SQLite connections' busy_timeout (openSqlite). */
+/**
+ * How long a SQLite write waits for another process's write lock (asynchronously, see
+ * TransactionOptions.busyTimeoutMs), and the connections' busy_timeout, which only statements
+ * outside a transaction and the migrations at start use.
+ */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenOptions {
@@ -56,6 +78,71 @@ export interface OpenOptions {
    */
   pgSchema?: string;
   pgPoolSize?: number;
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+export function isSqliteBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `attempt` until it does not fail with SQLITE_BUSY or `waitMs` has passed; between
+ * attempts a timer (2, 4, 8 … 50 ms), never a busy wait. The last SQLITE_BUSY is thrown.
+ */
+async function retryBusy<T>(waitMs: number, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      return await attempt();
+    } catch (e) {
+      const left = deadline - Date.now();
+      if (!isSqliteBusy(e) || left <= 0) throw e;
+      await sleep(Math.min(delay, left));
+    }
+  }
+}
+
+/** Runs BEGIN once with busy_timeout 0: fails at once (SQLITE_BUSY) while another process writes. */
+function beginNow(raw: BetterSqlite3.Database, run: () => void): void {
+  raw.pragma("busy_timeout = 0");
+  try {
+    run();
+  } finally {
+    raw.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/**
+ * Kysely's own transactions (`db.transaction()`, the migrator) on SQLite: BEGIN IMMEDIATE
+ * retried on timers as in sqliteTransaction, instead of better-sqlite3's busy_timeout, which
+ * spins on the event loop (issue 14: a bulk import in another process froze tools/list for 5 s).
+ * Kysely holds its one connection meanwhile: other queries wait for it, the event loop does not.
+ */
+class SqliteDialectWithAsyncBusy extends SqliteDialect {
+  constructor(
+    private readonly raw: BetterSqlite3.Database,
+    private readonly config: ConstructorParameters<typeof SqliteDialect>[0],
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    const raw = this.raw;
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await retryBusy(SQLITE_BUSY_TIMEOUT_MS, async () => {
+          let pending: Promise<unknown> | undefined;
+          beginNow(raw, () => {
+            pending = connection.executeQuery(CompiledQuery.raw("begin immediate"));
+          });
+          await pending;
+        });
+      }
+    })(this.config);
+  }
 }
 
 /** Opens `postgres://…` / `postgresql://…` URLs on PostgreSQL, anything else as a SQLite file path. */
@@ -88,12 +175,12 @@ function openSqlite<DB>(file: string): Database<DB> {
   if (!inMemory) {
     raw.pragma("wal_autocheckpoint = 0");
     checkpointer = startCheckpointer(file, (e) => {
-      process.stderr.write(`sqlite checkpoint worker failed (${String(e)}); checkpoints return to the writer\n`);
+      dbLog.error({ err: String(e) }, "sqlite checkpoint worker failed; checkpoints return to the writer");
       if (raw.open) raw.pragma("wal_autocheckpoint = 1000");
     });
   }
   const statements = statementCache(raw);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialectWithAsyncBusy(raw, { database: statements }) });
   return {
     db,
     dialect: "sqlite",
@@ -136,32 +223,28 @@ async function sqliteTransaction<DB, T>(
   statements: SqliteDatabase,
   begin: "begin immediate" | "begin deferred",
   fn: (trx: Kysely<DB>) => Promise<T>,
-  busyTimeoutMs?: number,
+  busyTimeoutMs = SQLITE_BUSY_TIMEOUT_MS,
 ): Promise<T> {
-  return db.connection().execute(async (conn) => {
-    if (busyTimeoutMs === undefined) statements.prepare(begin).run([]);
-    else {
-      // Only this BEGIN waits less: the connection is held, nothing else runs on it meanwhile.
-      raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  // Each attempt takes the connection, tries BEGIN without waiting and, while another process
+  // holds the write lock, gives the connection back before the timer: reads run in between.
+  // A read (DEFERRED) takes no lock at BEGIN and never needs a second attempt.
+  return retryBusy(begin === "begin immediate" ? busyTimeoutMs : 0, () =>
+    db.connection().execute(async (conn) => {
+      beginNow(raw, () => statements.prepare(begin).run([]));
+      directSqlite.set(conn, statements);
       try {
-        statements.prepare(begin).run([]);
-      } finally {
-        raw.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+        const out = await fn(conn);
+        directSqlite.delete(conn);
+        statements.prepare("commit").run([]);
+        return out;
+      } catch (e) {
+        directSqlite.delete(conn);
+        // SQLite may already have rolled back by itself (some errors end the transaction).
+        if (raw.inTransaction) statements.prepare("rollback").run([]);
+        throw e;
       }
-    }
-    directSqlite.set(conn, statements);
-    try {
-      const out = await fn(conn);
-      directSqlite.delete(conn);
-      statements.prepare("commit").run([]);
-      return out;
-    } catch (e) {
-      directSqlite.delete(conn);
-      // SQLite may already have rolled back by itself (some errors end the transaction).
-      if (raw.inTransaction) statements.prepare("rollback").run([]);
-      throw e;
-    }
-  });
+    }),
+  );
 }
 
 /**
@@ -208,7 +291,8 @@ export function splitPgSchema(target: string): { url: string; schema?: string } 
 }
 
 async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Database<DB>> {
-  const { url, schema: fromUrl } = splitPgSchema(target);
+  const settings = pgConnectionSettings(target);
+  const { url, schema: fromUrl } = splitPgSchema(settings.url);
   const given = opts.pgSchema || undefined;
   if (fromUrl !== undefined && given !== undefined && fromUrl !== given) {
     throw new Error(`schema ${fromUrl} in the URL disagrees with pgSchema ${given}`);
@@ -217,8 +301,17 @@ async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Data
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`bad schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]{0,62}`);
   }
+  // Loaded only for PostgreSQL: a SQLite server starts without it.
+  const { default: pgModule } = await import("pg");
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    max: opts.pgPoolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...settings.pool,
+  };
   if (schema) {
-    const c = new pg.Client({ connectionString: url });
+    const c = new pgModule.Client(config);
+    c.on("error", () => {}); // the failed connect() below reports it
     await c.connect();
     try {
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -226,10 +319,15 @@ async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Data
       await c.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.pgPoolSize ?? 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  const pool = new pgModule.Pool({ ...config, Client: resilientClient(pgModule.Client) });
+  // A backend lost while idle in the pool (a restart, pg_terminate_backend, an idle timeout, a
+  // failover) is reported here; without a listener the process would die of it. pg-pool has
+  // already dropped that client: the next query opens a new connection.
+  pool.on("error", (e) => {
+    dbLog.warn(
+      { err: e.message, code: (e as { code?: string }).code },
+      "idle PostgreSQL connection lost; reconnecting on the next query",
+    );
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const u = new URL(url);
@@ -243,6 +341,38 @@ async function openPostgres<DB>(target: string, opts: OpenOptions): Promise<Data
     read: (fn) => db.transaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute(fn),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * pg's Client, made safe to lose: a connection that fails while checked out (its backend
+ * terminated mid-query) emits "error" on the client, which no one listens to outside the pool's
+ * idle time, and an unheard "error" kills the process; the query itself already fails with the
+ * error, which is all the caller needs. And a query that hit query_timeout (the network stalled)
+ * leaves its connection waiting for an answer that may never come: it is closed, so the pool
+ * drops it instead of queueing the next query behind the stalled one.
+ */
+function resilientClient(Base: typeof pg.Client): typeof pg.Client {
+  return class extends Base {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      this.on("error", (e) => dbLog.debug({ err: e.message }, "PostgreSQL connection failed while in use"));
+    }
+
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only wraps them.
+    override query(...args: any[]): any {
+      // biome-ignore lint/suspicious/noExplicitAny: see above.
+      const out = (super.query as (...a: any[]) => any)(...args);
+      if (out && typeof out.then === "function") {
+        return out.catch((e: Error) => {
+          if (e?.message === "Query read timeout") {
+            (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          }
+          throw e;
+        });
+      }
+      return out;
+    }
+  } as typeof pg.Client;
 }
 
 /**
@@ -280,4 +410,5 @@ export async function migrate<DB>(
 }
 
 export type { Generated, Kysely, RawBuilder, Transaction } from "kysely";
+export { PG_TIMEOUTS, storeFault } from "./faults.ts";
 export { sql };

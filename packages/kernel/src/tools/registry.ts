@@ -2,6 +2,10 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { DomainError } from "../errors.ts";
 import { checkLimits, type Limits, type LimitViolation } from "../limits.ts";
+import { logger } from "../log.ts";
+import { storeFault } from "../store/faults.ts";
+
+const toolLog = logger("tools");
 
 /** A JSON Schema object, published verbatim in tools/list. */
 export type JsonSchema = Record<string, unknown>;
@@ -146,6 +150,13 @@ export class ToolRegistry<Ctx> {
       return await def.handler(args as Record<string, unknown>, ctx);
     } catch (e) {
       if (e instanceof DomainError) return this.opts.formatRejection(def, { kind: "error", error: e });
+      // The database failed underneath (lost, stalled, locked by another process, full): a
+      // specific retryable code, one log line without a stack (store/faults.ts).
+      const fault = storeFault(e);
+      if (fault) {
+        toolLog.warn({ tool: def.name, code: fault.code }, fault.message);
+        return this.opts.formatRejection(def, { kind: "error", error: fault });
+      }
       // Unknown failures are converted once, here, without leaking internals.
       (this.opts.onInternalError ?? defaultInternalError)(def.name, e);
       const error = new DomainError("internal_error", "internal error; nothing was changed", {}, { cause: e });
@@ -155,9 +166,7 @@ export class ToolRegistry<Ctx> {
 }
 
 function defaultInternalError(toolName: string, error: unknown): void {
-  process.stderr.write(
-    `[${toolName}] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  toolLog.error({ tool: toolName, err: error }, "internal error");
 }
 
 export type { ErrorObject as ErrorObjectLike } from "ajv";
