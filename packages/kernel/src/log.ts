@@ -4,8 +4,8 @@
  * written (default info; `silent` writes nothing). Each line carries `name` (the program: the
  * bin's name, `shampoo` or `scoreia`) and `component` (the part of the server that speaks).
  *
- * Written synchronously: a line logged just before the process exits (a fatal start error, a
- * signal) is never lost, and stderr is a pipe to the host, read line by line.
+ * Written synchronously (process.stderr on a pipe or file): a line logged just before the process
+ * exits (a fatal start error, a signal) is not lost.
  */
 import { basename } from "node:path";
 import { pino } from "pino";
@@ -20,7 +20,9 @@ export const log = pino(
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   },
-  pino.destination({ fd: 2, sync: true }),
+  // process.stderr, not a file descriptor of its own: writes to a pipe or a file are synchronous
+  // there on Linux, and tests that capture process.stderr.write see the lines.
+  process.stderr,
 );
 
 if (wanted && !LEVELS.has(wanted)) {

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
 import type { Database } from "kernel";
+import { logger } from "kernel/log.ts";
 import type { ChamberDB } from "./attempts/schema.ts";
 import { CURRENT_TOOLSET, TOOLSETS, toolsetHash } from "./contract/index.ts";
 import { canonicalJson } from "./evidence/jcs.ts";
@@ -11,6 +12,9 @@ import type { CardRegistry } from "./evidence/registry.ts";
 import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
 import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
 import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./evidence/verify.ts";
+
+/** The server's log (JSON lines on stderr, kernel/src/log.ts); usage errors stay plain lines. */
+const serveLog = logger("serve");
 
 /** This package's version (package.json sits next to src/ and dist/ alike). */
 const VERSION: string = createRequire(import.meta.url)("../package.json").version;
@@ -269,7 +273,7 @@ async function serve(values: Values): Promise<number> {
     await waitForSignal();
     await http.close();
   } else {
-    process.stderr.write(`scoreia: serving MCP over stdio; database ${chamber.database.location}; ${signing}\n`);
+    serveLog.info({ database: chamber.database.location, signing }, "serving MCP over stdio");
     const s = await serveStdio(chamber.mcp);
     await new Promise<void>((resolve) => {
       process.stdin.once("end", resolve);
@@ -316,7 +320,7 @@ async function signer(values: Values): Promise<number> {
   let server: Awaited<ReturnType<typeof serveSigner>>;
   try {
     server = await serveSigner(keyring, values.socket, {
-      log: (line) => process.stderr.write(`scoreia signer: ${line}\n`),
+      log: (line) => logger("signer").info(line),
     });
   } catch (e) {
     throw new IoError((e as Error).message);

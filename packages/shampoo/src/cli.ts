@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
 import type { SessionInfo } from "kernel";
+import { logger } from "kernel/log.ts";
 import type { Caller } from "./access/caller.ts";
 import {
   authenticateBearer,
@@ -14,6 +15,9 @@ import {
   loadConfig,
   type ShampooConfig,
 } from "./access/config.ts";
+
+/** The server's log (JSON lines on stderr, kernel/src/log.ts); usage errors stay plain lines. */
+const serveLog = logger("serve");
 
 /** This package's version (package.json sits next to src/ and dist/ alike). */
 const VERSION: string = createRequire(import.meta.url)("../package.json").version;
@@ -299,7 +303,7 @@ async function serve(values: Values): Promise<number> {
   }
   const access = decideAccess(values);
   for (const w of (access.kind === "insecure-local" ? undefined : access.config)?.warnings ?? []) {
-    process.stderr.write(`shampoo: warning: ${w}\n`);
+    serveLog.warn(w);
   }
   let db = values.db;
   if (db === undefined) {
@@ -323,7 +327,7 @@ async function serve(values: Values): Promise<number> {
   try {
     shampoo = await openShampoo({ db, resolveCaller });
   } catch (e) {
-    process.stderr.write(`shampoo serve: cannot open ${db}: ${(e as Error).message}\n`);
+    serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
     return EXIT.failed;
   }
   const location = shampoo.database.location;
@@ -365,7 +369,7 @@ async function serve(values: Values): Promise<number> {
     await http.close();
   } else {
     const caller = (access as Extract<Access, { kind: "stdio" }>).caller;
-    process.stderr.write(`shampoo: serving MCP over stdio; database ${location}; caller ${describeCaller(caller)}\n`);
+    serveLog.info({ database: location, caller: describeCaller(caller) }, "serving MCP over stdio");
     const s = await serveStdio(shampoo.mcp);
     await new Promise<void>((resolve) => {
       process.stdin.once("end", resolve);

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as NodeServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { logger } from "../log.ts";
 import { createMcpServer, type McpServerOptions } from "../server.ts";
 
 /** A product's own HTTP routes (public endpoints, pages). Returns false when it did not handle. */
@@ -173,7 +174,7 @@ export async function serveHttp<Ctx>(opts: HttpOptions<Ctx>): Promise<HttpHandle
     }
     const work = url.pathname === path ? handleMcp(req, res) : routeOr404(req, res, url);
     work.catch((e) => {
-      process.stderr.write(`http error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      logger("http").error({ err: e }, "http error");
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal error");
       else res.end();
     });

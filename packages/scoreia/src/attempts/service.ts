@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, type Database, DomainError, iso, type Kysely } from "kernel";
+import { type Clock, type Database, DomainError, iso, type Kysely, logger } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
 import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
@@ -424,7 +424,7 @@ export class ChamberService {
     // the card stays pending and the next seal retries.
     const issuedAt = Date.parse((JSON.parse(card.body_json) as { issued_at: string }).issued_at);
     if (Date.parse(signature.signed_at) < issuedAt - CLOCK_SKEW_MS) {
-      process.stderr.write(`signer clock is behind: ${signature.signed_at} for a card issued ${iso(issuedAt)}\n`);
+      logger("attempts").warn(`signer clock is behind: ${signature.signed_at} for a card issued ${iso(issuedAt)}`);
       return null;
     }
     await this.publishKeys(signature.key_id);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isDomainError, type RouteHandler } from "kernel";
+import { isDomainError, logger, type RouteHandler, STORE_FAULT_CODES, type StoreFaultCode, storeFault } from "kernel";
 import { schemaBundlePayload, TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { canonicalJson } from "../evidence/jcs.ts";
 import type { CardRegistry, Codex, StoredCard } from "../evidence/registry.ts";
@@ -15,6 +15,8 @@ import {
 import { cardPage, codexPage, errorPage, letMyAiInPage, registryPage, verifyPage } from "./pages.ts";
 import { type CachePolicy, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
 import { specSummary, TOOLSET_ID_PATTERN } from "./spec.ts";
+
+const routesLog = logger("public-routes");
 
 /**
  * The public read side over HTTP (protocol 0.2 "Read and verify"): JSON endpoints for machines,
@@ -318,9 +320,14 @@ function failure(ctx: Ctx, e: unknown): void {
     fail(ctx, 400, "bad_cursor", e.message);
     return;
   }
-  process.stderr.write(
-    `public routes: ${ctx.url.pathname}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-  );
+  // The database failed underneath (store/faults.ts): its own status and code, one line, no stack.
+  const fault = storeFault(e);
+  if (fault) {
+    routesLog.warn({ path: ctx.url.pathname, code: fault.code }, fault.message);
+    fail(ctx, STORE_FAULT_CODES[fault.code as StoreFaultCode].httpStatus, fault.code, fault.message);
+    return;
+  }
+  routesLog.error({ path: ctx.url.pathname, err: e }, "public route failed");
   const code = isDomainError(e) ? e.code : "internal_error";
   fail(ctx, 500, code, isDomainError(e) ? e.message : "internal error");
 }

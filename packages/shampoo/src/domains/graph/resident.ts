@@ -1,4 +1,4 @@
-import { directStatements, type Kysely } from "kernel";
+import { directStatements, type Kysely, logger } from "kernel";
 import type { SqliteDatabase } from "kysely";
 import type { EntityHit, HeadRow, NeighbourRow, ObservationHit, Probe, Tagged } from "./fts.ts";
 import { HEAD_CHARS, orderNeighbours } from "./fts.ts";
@@ -617,7 +617,7 @@ export function residentFor(database: object, db: Db, profile: string): Resident
     // The index is an optimisation: should it fail (it has not been seen to), it lets go of the
     // profile and the statements answer; the next search loads it anew.
     h.profiles.delete(profile);
-    process.stderr.write(`shampoo: resident search index dropped for a profile (${String(e)})\n`);
+    logger("search").warn(`resident search index dropped for a profile (${String(e)})`);
     return undefined;
   }
 }
