@@ -1,0 +1,100 @@
+/**
+ * The Chamber survives its database (issue 14 §6, docs/storage.md "Faults"), on the real binary
+ * over stdio:
+ * - PostgreSQL: the server's own backends terminated mid-load (pg_terminate_backend from another
+ *   connection): it keeps serving, failed calls answer `db_unavailable` with retryable true in
+ *   the contract's envelope, and every attempt it acknowledged is there afterwards;
+ * - SQLite: another process holds the write lock for 8 s: tools/list and observe_chamber answer
+ *   while it is held, and a write answers `database_busy` (retryable) before the lock goes.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { dropPgSchema, holdSqliteWriteLock, PG_URL, pgUrlWithSchema } from "kernel/store/testing.ts";
+import pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { IDENTITY, type StdioServer, startStdio, tempDir } from "./e2e/support.ts";
+
+type Sc = Record<string, unknown>;
+const enter = (seed: string) => ({ ...IDENTITY, suite: "chambre-chrono-v0", seed });
+
+describe("the Chamber over stdio while PostgreSQL terminates its backends", () => {
+  const schema = `t_chfaults_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const app = `chamber_faults_${process.pid}`;
+  const data = tempDir("chamber-faults-pg");
+  let server: StdioServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    data.remove();
+    await dropPgSchema(schema);
+  });
+
+  it("keeps serving, answers db_unavailable (retryable) for what failed, and keeps every attempt it acknowledged", async () => {
+    const url = new URL(pgUrlWithSchema(schema));
+    url.searchParams.set("application_name", app);
+    server = await startStdio(["--db", url.toString(), "--data-dir", data.dir]);
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    const handles: string[] = [];
+    const refused: Sc[] = [];
+    try {
+      for (let i = 0; i < 40; i++) {
+        const call = server.session.call("enter_open_challenge", enter(`faults-${i}`));
+        if (i % 10 === 4) {
+          await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
+            app,
+          ]);
+        }
+        const r = (await call).structuredContent as Sc;
+        if (r.ok) handles.push(r.attempt_handle as string);
+        else refused.push(r);
+      }
+    } finally {
+      await admin.end();
+    }
+    for (const r of refused) expect(r).toMatchObject({ ok: false, code: "db_unavailable", retryable: true });
+    expect(handles.length).toBeGreaterThan(25);
+    for (const h of handles) {
+      const out = (await server.session.call("seal_attempt", { challenge_handle: h })).structuredContent as Sc;
+      expect(out.ok).toBe(true);
+    }
+  });
+});
+
+describe("the Chamber over stdio while another process holds the SQLite write lock for 8 s", () => {
+  const data = tempDir("chamber-faults-lock");
+  let server: StdioServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    data.remove();
+  });
+
+  it("tools/list and observe_chamber answer while it is held; a write answers database_busy (retryable) before it goes", async () => {
+    const file = `${data.dir}/c.db`;
+    server = await startStdio(["--db", file, "--data-dir", data.dir]);
+    const s = server.session;
+    const entry = await s.sc("enter_open_challenge", enter("faults-lock"));
+    expect(entry.ok).toBe(true);
+    const handle = entry.attempt_handle as string;
+    const object = String((entry.objects as string[] | undefined)?.[0] ?? "room");
+    let released = false;
+    const { exited } = await holdSqliteWriteLock(file, 8000);
+    void exited.then(() => {
+      released = true;
+    });
+    const write = s.client.callTool({
+      name: "enter_open_challenge",
+      arguments: enter("faults-lock-2"),
+    }) as Promise<CallToolResult>;
+    for (let i = 0; i < 5; i++) {
+      expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
+      const seen = await s.sc("observe_chamber", { challenge_handle: handle, object });
+      expect(seen.code).not.toBe("database_busy");
+      expect(seen.attempt_handle).toBe(handle);
+    }
+    expect(released).toBe(false);
+    const answer = (await write).structuredContent as Sc;
+    expect(released).toBe(false);
+    expect(answer).toMatchObject({ ok: false, code: "database_busy", retryable: true });
+    await exited;
+    expect((await s.sc("enter_open_challenge", enter("faults-lock-2"))).ok).toBe(true);
+  });
+});
