@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-// `canonicalize`: the RFC 8785 reference implementation by one of its authors. 5.x serialises a
-// 21-event replay in 0.45 ms where 2.1 took 0.72 ms (same bytes on every RFC 8785 vector). It
-// declares Node >= 22 but uses nothing Node 20.20 lacks (String.prototype.isWellFormed is there
-// since Node 20.0); the JCS and Wycheproof vector tests run on Node 20 in CI.
+// `canonicalize`: the RFC 8785 reference implementation by one of its authors, pinned at 4.0.0,
+// the last release that declares Node 20 (5.x declares Node >= 22, and npm warned on every
+// install). Only the values sortedCopy cannot order go through it (array-index and __proto__
+// keys); there 4.0.0 took 0.32 ms for a 21-event replay with index keys where 5.1.0 took 0.20 ms
+// (same bytes; best of two runs of 3,000 on this machine). The RFC 8785 vectors and the
+// differential test in jcs.test.ts check the bytes.
 import canonicalize from "canonicalize";
 
 export class CanonicalizationError extends Error {
