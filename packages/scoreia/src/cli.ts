@@ -248,7 +248,14 @@ async function serve(values: Values): Promise<number> {
   const db = values.db ?? defaultDb(ensureDataDir(values));
   const { openChamber } = await import("./app.ts");
   const { serveHttp, serveStdio } = await import("kernel");
-  const chamber = await openChamber({ db, signer });
+  let chamber: Awaited<ReturnType<typeof openChamber>>;
+  try {
+    chamber = await openChamber({ db, signer });
+  } catch (e) {
+    // One line (e.g. a postgres:// URL without a user), not a stack.
+    serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
+    return EXIT.io;
+  }
   // Publishes the signer's public keys now (they would be on the first seal anyway).
   await chamber.service.publishKeys().catch(() => undefined);
   const signing = await describe();
