@@ -14,6 +14,7 @@ import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { MODULES } from "./modules.ts";
 import { migrateModules } from "./platform/migrate.ts";
 import { toolsOf } from "./platform/module.ts";
+import type { ToolProfile } from "./platform/profiles.ts";
 import type { ShampooDB } from "./store/schema.ts";
 import { authorize, formatRejection, type ShampooTool } from "./tooling.ts";
 
@@ -33,6 +34,11 @@ export interface ShampooOptions {
   db: string;
   pgSchema?: string;
   clock?: Clock;
+  /**
+   * The server's tool profile (`--tools`): only these are listed and callable. A caller with its
+   * own profile (Caller.tools, from --config) gets the tools both allow.
+   */
+  tools?: ToolProfile;
   /** Resolves the caller of each call; default: the local all-powerful principal (stdio use). */
   resolveCaller?(session: SessionInfo): Caller;
 }
@@ -60,12 +66,24 @@ export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
 export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptions, "db"> = {}): Shampoo {
   const clock = opts.clock ?? systemClock;
   const resolve = opts.resolveCaller ?? (() => localCaller());
-  const registry = new ToolRegistry<ShampooCtx>({ tools: TOOLS, limits: LIMITS, formatRejection, authorize });
+  const served = opts.tools ? TOOLS.filter((t) => opts.tools?.has(t.name)) : TOOLS;
+  const registry = new ToolRegistry<ShampooCtx>({
+    tools: served,
+    limits: LIMITS,
+    formatRejection,
+    authorize,
+    visible: (def, ctx) => ctx.caller.tools?.has(def.name) ?? true,
+  });
   const mcp: Shampoo["mcp"] = {
     name: SERVER_NAME,
     version: SERVER_VERSION,
     instructions: INSTRUCTIONS,
     registry,
+    // Over HTTP the caller of a session is its bearer token's principal (cli.ts authenticate).
+    listFilter: (auth) => {
+      const tools = (auth?.extra?.caller as Caller | undefined)?.tools;
+      return tools ? (name) => tools.has(name) : undefined;
+    },
     context: (session) => ({
       caller: resolve(session),
       source: { tool: "", session: session.sessionId },

@@ -68,6 +68,11 @@ export interface RegistryOptions<Ctx> {
    * DomainError to refuse. Runs for every call, so a tool cannot forget it.
    */
   authorize?(tool: ToolDef<Ctx>, ctx: Ctx): void;
+  /**
+   * Tool profiles: may this context see and call the tool? A tool it may not is, for it, an
+   * unknown tool (UnknownToolError → -32602), exactly as if it did not exist.
+   */
+  visible?(tool: ToolDef<Ctx>, ctx: Ctx): boolean;
   /** Turn a refused or failed call into this product's error envelope. */
   formatRejection(tool: ToolDef<Ctx>, rejection: Rejection): ToolOutput;
   /** Validate every result against the tool's outputSchema (default on; a few µs a call). */
@@ -145,8 +150,15 @@ export class ToolRegistry<Ctx> {
     if (aliasTarget) compiled = this.byName.get(aliasTarget);
     if (!compiled) throw new UnknownToolError(name);
     const { def } = compiled;
+    let pending = ctx;
+    if (this.opts.visible) {
+      // A profile needs the context before anything else: outside it the name is unknown.
+      const resolved = await ctx;
+      if (!this.opts.visible(def, resolved)) throw new UnknownToolError(name);
+      pending = resolved;
+    }
 
-    const out = await this.run(compiled, name, aliasTarget, args ?? {}, ctx);
+    const out = await this.run(compiled, name, aliasTarget, args ?? {}, pending);
     if (this.opts.validateOutput !== false && compiled.output && !compiled.output(out.structuredContent)) {
       throw new OutputSchemaError(def.name, compiled.output.errors ?? []);
     }
