@@ -4,9 +4,8 @@ import {
   type JsonSchema,
   type Rejection,
   type ToolDef,
-  type ToolExample,
-  type ToolKind,
   type ToolOutput,
+  type ToolSpec,
 } from "kernel";
 import type { ShampooCtx } from "./context.ts";
 
@@ -41,16 +40,8 @@ export type ShampooTool = ToolDef<ShampooCtx>;
  */
 export type Access = "agent" | "conductor" | "star";
 
-interface ToolBase<I> {
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  kind: ToolKind;
-  access?: readonly Access[];
-  examples?: ToolExample<I>[];
-}
+/** A tool's definition besides its logic: the kernel's ToolSpec, with SHAMPOO's access words. */
+type ToolBase<I> = Omit<ToolSpec<I, ShampooCtx>, "handler" | "annotations" | "access"> & { access?: readonly Access[] };
 
 /** A tool's logic: the result as a plain object. */
 interface Run<I> {

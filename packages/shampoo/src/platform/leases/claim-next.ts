@@ -1,6 +1,6 @@
 import { iso, sql } from "kernel";
 import type { WriteScope } from "../write.ts";
-import { checkTtl, type Lease, num } from "./model.ts";
+import { checkTtl, claimed, type Lease } from "./model.ts";
 
 /**
  * Claims the oldest claimable resource of a kind (open, or held but expired), or null if none.
@@ -30,19 +30,5 @@ export async function claimNextLease(
     RETURNING resource_id, fence`.execute(w.trx);
   const row = r.rows[0];
   if (!row) return null;
-  const lease = {
-    kind: opts.kind,
-    resourceId: row.resource_id,
-    holder: opts.holder,
-    fence: num(row.fence),
-    expiresMs: expires,
-  };
-  await w.event({
-    entityKind: `lease:${opts.kind}`,
-    entityId: lease.resourceId,
-    action: "claim",
-    old: null,
-    new: { holder: opts.holder, fence: lease.fence, expires_at: iso(expires) },
-  });
-  return lease;
+  return claimed(w, { kind: opts.kind, resourceId: row.resource_id }, opts.holder, row.fence, expires);
 }

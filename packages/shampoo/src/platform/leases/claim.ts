@@ -1,6 +1,6 @@
 import { iso, sql } from "kernel";
 import type { WriteScope } from "../write.ts";
-import { checkTtl, type Lease, type LeaseKey, leaseDone, leaseHeld, num } from "./model.ts";
+import { checkTtl, claimed, type Lease, type LeaseKey, leaseDone, leaseHeld, num } from "./model.ts";
 
 /**
  * Claims one named resource for `ttlMs` (the injected clock's time): free (open, never offered)
@@ -34,19 +34,5 @@ export async function claimLease(w: WriteScope, key: LeaseKey & { holder: string
     if (c?.state === "done") throw leaseDone(key);
     throw leaseHeld(key, num(c?.expires_ms) - w.now);
   }
-  const lease = {
-    kind: key.kind,
-    resourceId: key.resourceId,
-    holder: key.holder,
-    fence: num(row.fence),
-    expiresMs: expires,
-  };
-  await w.event({
-    entityKind: `lease:${key.kind}`,
-    entityId: key.resourceId,
-    action: "claim",
-    old: null,
-    new: { holder: key.holder, fence: lease.fence, expires_at: iso(expires) },
-  });
-  return lease;
+  return claimed(w, key, key.holder, row.fence, expires);
 }

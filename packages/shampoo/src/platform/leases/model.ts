@@ -1,4 +1,5 @@
-import { DomainError } from "kernel";
+import { DomainError, iso } from "kernel";
+import type { WriteScope } from "../write.ts";
 
 /** A held lease: the fencing token every later statement of the holder must name. */
 export interface Lease {
@@ -48,3 +49,22 @@ export function checkTtl(ttlMs: number): void {
 
 /** PostgreSQL returns bigint columns as strings. */
 export const num = (v: number | string | bigint | null | undefined): number => Number(v);
+
+/** The lease a claim statement returned, with its history event (claim.ts, claim-next.ts). */
+export async function claimed(
+  w: WriteScope,
+  key: LeaseKey,
+  holder: string,
+  fence: number | string,
+  expiresMs: number,
+): Promise<Lease> {
+  const lease = { kind: key.kind, resourceId: key.resourceId, holder, fence: num(fence), expiresMs };
+  await w.event({
+    entityKind: `lease:${key.kind}`,
+    entityId: key.resourceId,
+    action: "claim",
+    old: null,
+    new: { holder, fence: lease.fence, expires_at: iso(expiresMs) },
+  });
+  return lease;
+}
