@@ -32,8 +32,10 @@ export interface McpServerOptions<Ctx> {
   version: string;
   instructions?: string;
   registry: ToolRegistry<Ctx>;
+  /** Tool profiles: which tools tools/list shows to this authenticated client (undefined: all). */
+  listFilter?(auth: SessionInfo["auth"]): ((name: string) => boolean) | undefined;
   /** Builds the per-call context from the session. */
-  context(session: SessionInfo): Ctx;
+  context(session: SessionInfo): Ctx | Promise<Ctx>;
 }
 
 /**
@@ -62,7 +64,10 @@ export function createMcpServer<Ctx>(
     ...(t.annotations ? { annotations: t.annotations } : {}),
   }));
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const keep = opts.listFilter?.(extra.authInfo as SessionInfo["auth"]);
+    return { tools: keep ? tools.filter((t) => keep(t.name)) : tools };
+  });
 
   // One Server per session, so the level the client set is simply this server's. (Replaces the
   // SDK's own setLevel handler: its level map only serves sendLoggingMessage, which we avoid.)

@@ -2,7 +2,6 @@ import {
   type Clock,
   type Database,
   type McpServerOptions,
-  migrate,
   openDatabase,
   type SessionInfo,
   systemClock,
@@ -12,12 +11,12 @@ import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
 import { flushAccessNotes } from "./domains/graph/access.ts";
 import { tidySearchIndexes } from "./domains/graph/fts.ts";
-import { graphTools } from "./domains/graph/tools.ts";
-import { linkTools } from "./domains/links/tools.ts";
-import { sessionTools } from "./domains/sessions/tools.ts";
-import { taskTools } from "./domains/tasks/tools.ts";
-import { type ShampooDB, shampooMigrations } from "./store/schema.ts";
-import { formatRejection, type ShampooTool } from "./tooling.ts";
+import { MODULES } from "./modules.ts";
+import { migrateModules } from "./platform/migrate.ts";
+import { toolsOf } from "./platform/module.ts";
+import type { ToolProfile } from "./platform/profiles.ts";
+import type { ShampooDB } from "./store/schema.ts";
+import { authorize, formatRejection, type ShampooTool } from "./tooling.ts";
 
 export const SERVER_NAME = "shampoo";
 export const SERVER_VERSION = "0.1.0";
@@ -25,8 +24,8 @@ export const SERVER_VERSION = "0.1.0";
 export const INSTRUCTIONS =
   "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
 
-/** Every SHAMPOO tool, in catalog order per category. */
-export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools];
+/** Every SHAMPOO tool, in catalog order per category (derived from modules.ts). */
+export const TOOLS: ShampooTool[] = toolsOf(MODULES);
 
 /** SHAMPOO's request limits: generous for batches, still bounded. */
 export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };
@@ -35,19 +34,25 @@ export interface ShampooOptions {
   db: string;
   pgSchema?: string;
   clock?: Clock;
+  /**
+   * The server's tool profile (`--tools`): only these are listed and callable. A caller with its
+   * own profile (Caller.tools, from --config) gets the tools both allow.
+   */
+  tools?: ToolProfile;
   /** Resolves the caller of each call; default: the local all-powerful principal (stdio use). */
   resolveCaller?(session: SessionInfo): Caller;
 }
 
 export interface Shampoo {
   database: Database<ShampooDB>;
-  mcp: McpServerOptions<ShampooCtx>;
+  /** Its context is synchronous here (callers resolved from the config in memory). */
+  mcp: Omit<McpServerOptions<ShampooCtx>, "context"> & { context(session: SessionInfo): ShampooCtx };
   registry: ToolRegistry<ShampooCtx>;
   close(): Promise<void>;
 }
 
 export async function migrateShampoo(database: Database<ShampooDB>): Promise<void> {
-  await migrate(database, "shampoo_migrations", shampooMigrations);
+  await migrateModules(database, MODULES);
 }
 
 export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
@@ -61,12 +66,24 @@ export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
 export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptions, "db"> = {}): Shampoo {
   const clock = opts.clock ?? systemClock;
   const resolve = opts.resolveCaller ?? (() => localCaller());
-  const registry = new ToolRegistry<ShampooCtx>({ tools: TOOLS, limits: LIMITS, formatRejection });
-  const mcp: McpServerOptions<ShampooCtx> = {
+  const served = opts.tools ? TOOLS.filter((t) => opts.tools?.has(t.name)) : TOOLS;
+  const registry = new ToolRegistry<ShampooCtx>({
+    tools: served,
+    limits: LIMITS,
+    formatRejection,
+    authorize,
+    visible: (def, ctx) => ctx.caller.tools?.has(def.name) ?? true,
+  });
+  const mcp: Shampoo["mcp"] = {
     name: SERVER_NAME,
     version: SERVER_VERSION,
     instructions: INSTRUCTIONS,
     registry,
+    // Over HTTP the caller of a session is its bearer token's principal (cli.ts authenticate).
+    listFilter: (auth) => {
+      const tools = (auth?.extra?.caller as Caller | undefined)?.tools;
+      return tools ? (name) => tools.has(name) : undefined;
+    },
     context: (session) => ({
       caller: resolve(session),
       source: { tool: "", session: session.sessionId },

@@ -64,6 +64,10 @@ Options:
                 "grants":["shared-ops",""],"profile":"default"}]} — token 16..512 characters
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
                 refuse the file. Keep it mode 0600.
+  --tools       serve only these tools: comma-separated categories (tasks, graph, links,
+                sessions; all) or tool names; tools/list shows only them and any other is an
+                unknown tool. A --config entry may carry its own "tools":[…] (the principal
+                then gets the tools both allow).
   --port        HTTP port (0 picks a free one)
   --host        HTTP bind address (default 127.0.0.1)
 
@@ -86,6 +90,7 @@ const ACCEPTS: Record<string, string[]> = {
     "role",
     "grants",
     "profile",
+    "tools",
   ],
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
@@ -177,6 +182,7 @@ function parse(argv: string[]) {
       grants: { type: "string" },
       profile: { type: "string" },
       project: { type: "string" },
+      tools: { type: "string" },
     },
   });
 }
@@ -296,6 +302,27 @@ function decideAccess(values: Values): Access {
   return { kind: "insecure-local", caller: callerFromFlags(flags) };
 }
 
+/**
+ * The tool profiles (platform/profiles.ts): `--tools` for the server, each --config entry's
+ * "tools" for its principal (set on its caller). Over stdio the one caller's profile narrows the
+ * server's; over HTTP the registry applies each request's caller's. Unknown words: usage error.
+ */
+async function toolProfiles(values: Values, access: Access): Promise<ReadonlySet<string> | undefined> {
+  const { MODULES } = await import("./modules.ts");
+  const { intersect, parseProfile, ProfileError } = await import("./platform/profiles.ts");
+  try {
+    const server = values.tools === undefined ? undefined : parseProfile([values.tools], MODULES);
+    const config = access.kind === "insecure-local" ? undefined : access.config;
+    for (const [i, p] of (config?.principals ?? []).entries()) {
+      if (p.tools) p.caller.tools = parseProfile(p.tools, MODULES, `${config?.source}: principals[${i}].tools`);
+    }
+    return access.kind === "tokens" ? server : intersect(server, access.caller.tools);
+  } catch (e) {
+    if (e instanceof ProfileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 async function serve(values: Values): Promise<number> {
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (values.http && (!Number.isInteger(port) || port < 0 || port > 65535)) {
@@ -313,6 +340,7 @@ async function serve(values: Values): Promise<number> {
   }
 
   const { openShampoo, LIMITS } = await import("./app.ts");
+  const tools = await toolProfiles(values, access);
   const { serveHttp, serveStdio } = await import("kernel");
   const resolveCaller =
     access.kind === "tokens"
@@ -325,7 +353,7 @@ async function serve(values: Values): Promise<number> {
       : () => access.caller;
   let shampoo: Awaited<ReturnType<typeof openShampoo>>;
   try {
-    shampoo = await openShampoo({ db, resolveCaller });
+    shampoo = await openShampoo({ db, resolveCaller, ...(tools ? { tools } : {}) });
   } catch (e) {
     serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
     return EXIT.failed;

@@ -20,6 +20,8 @@ export interface Caller {
   projects: ReadonlySet<string>;
   untagged: boolean;
   star: boolean;
+  /** The tools this principal may see and call (platform/profiles.ts); absent = every tool. */
+  tools?: ReadonlySet<string>;
 }
 
 export const ROLES: Role[] = ["agent", "conductor"];

@@ -22,6 +22,11 @@ export interface Principal {
   caller: Caller;
   /** SHA-256 of the token: tokens are compared digest to digest, in constant time. */
   digest: Buffer;
+  /**
+   * This principal's tool profile as written (categories or tool names, platform/profiles.ts);
+   * resolved into `caller.tools` by `shampoo serve` once the tool list is loaded.
+   */
+  tools?: string[];
 }
 
 export interface ShampooConfig {
@@ -31,7 +36,7 @@ export interface ShampooConfig {
   warnings: string[];
 }
 
-const ENTRY_KEYS = ["token", "principal", "role", "grants", "profile"];
+const ENTRY_KEYS = ["token", "principal", "role", "grants", "profile", "tools"];
 /** RFC 6750 b64token: what may follow "Bearer " unquoted. */
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const MIN_TOKEN = 16;
@@ -128,9 +133,17 @@ function parseEntry(entry: unknown, at: string): Principal {
   if (typeof profile !== "string" || !PROFILE.test(profile)) {
     throw new ConfigError(`${at}.profile must match [A-Za-z0-9._-]{1,64}, got ${JSON.stringify(profile)}`);
   }
+  const tools = entry.tools;
+  if (
+    tools !== undefined &&
+    (!Array.isArray(tools) || tools.length === 0 || tools.some((t) => typeof t !== "string" || t.trim() === ""))
+  ) {
+    throw new ConfigError(`${at}.tools must be a non-empty array of categories or tool names (e.g. ["tasks","graph"])`);
+  }
   return {
     caller: makeCaller({ principal, role: role as Role, profile, grants: grants as string[] }),
     digest: digest(token),
+    ...(tools ? { tools: tools as string[] } : {}),
   };
 }
 
