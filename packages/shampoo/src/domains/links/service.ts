@@ -98,7 +98,7 @@ function receipt(s: Suggestion): string {
 }
 
 async function labelProgress(trx: Trx, caller: Caller) {
-  const { accepted, rejected } = await labelCounts(trx, scopeOf(caller));
+  const { accepted, rejected } = await labelCounts(trx, graphScopeOf(caller));
   return { accepted, rejected, total: accepted + rejected };
 }
 

@@ -153,16 +153,21 @@ export async function latestDecisions(db: Db, profile: string, taskId: string): 
 }
 
 /**
- * Evaluation labels so far: the latest decision of every pair whose task the caller may see,
- * counted by decision.
+ * Evaluation labels so far: the latest decision of every pair whose task and entity the caller
+ * may both see (a live entity inside its grants and visibility), counted by decision. A pair
+ * with an invisible side is not counted: otherwise the count would move with decisions on
+ * entities the caller cannot see (an existence oracle).
  */
-export async function labelCounts(db: Db, s: Scope): Promise<{ accepted: number; rejected: number }> {
+export async function labelCounts(db: Db, gs: GraphScope): Promise<{ accepted: number; rejected: number }> {
   const rows = await db
     .selectFrom("shampoo_link_decisions as d")
     .innerJoin("shampoo_tasks as t", (j) => j.onRef("t.id", "=", "d.task_id").onRef("t.profile", "=", "d.profile"))
+    .innerJoin("shampoo_entities as e", "e.id", "d.entity_id")
     .select(["d.decision", (eb) => eb.fn.countAll<number>().as("n")])
-    .where("d.profile", "=", s.profile)
-    .where(taskInScope("t", s))
+    .where("d.profile", "=", gs.profile)
+    .where(taskInScope("t", gs))
+    .where("e.profile", "=", gs.profile)
+    .where(liveSql("e", gs))
     .where((eb) =>
       eb.not(
         eb.exists(
