@@ -68,6 +68,7 @@ import {
   type ResidentStats,
   residentStats,
 } from "shampoo/domains/graph/resident.ts";
+import { phraseRows } from "shampoo/domains/graph/schema.ts";
 import {
   BENCH_DIR,
   type Benchmark,
@@ -165,13 +166,13 @@ export class Vocabulary {
   }
 }
 
-interface SeedEntity {
+export interface SeedEntity {
   name: string;
   entityType: string;
   observations: string[];
 }
 
-interface Corpus {
+export interface Corpus {
   entities: SeedEntity[];
   /** Entity j ≥ 1 → an earlier entity. */
   relations: Array<{ from: number; to: number; relationType: string }>;
@@ -308,7 +309,7 @@ function progress(label: string, total: number): (done: number) => void {
 
 // ---------------------------------------------------------------- SHAMPOO stores
 
-interface Store {
+export interface Store {
   kind: DbKind;
   /** SQLite file, or the PostgreSQL URL with its schema. */
   location: string;
@@ -317,7 +318,7 @@ interface Store {
   drop(): Promise<void>;
 }
 
-async function newStore(kind: DbKind, dir: string, size: number): Promise<Store> {
+export async function newStore(kind: DbKind, dir: string, size: number): Promise<Store> {
   if (kind === "sqlite") {
     const file = join(dir, `shampoo-${size}.db`);
     const s = await openShampoo({ db: file });
@@ -364,7 +365,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
   const tick = progress(`${label} entities`, c.entities.length);
   const insert = async (
     trx: typeof db,
-    table: "shampoo_entities" | "shampoo_observations" | "shampoo_relations",
+    table: "shampoo_entities" | "shampoo_observations" | "shampoo_relations" | "shampoo_entity_phrases",
     rows: Sc[],
   ) => {
     for (let k = 0; k < rows.length; k += 500)
@@ -378,6 +379,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
     await db.transaction().execute(async (trx) => {
       const ents: Sc[] = [];
       const obs: Sc[] = [];
+      const phrases: Sc[] = [];
       for (let j = i; j < Math.min(c.entities.length, i + batch); j++) {
         const e = c.entities[j] as SeedEntity;
         const id = ids[j] as string;
@@ -394,6 +396,8 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
           updated_at: at,
           ...stamp,
         });
+        // The phrase index of names (graph/schema.ts 012), as createEntitiesIn writes it.
+        phrases.push(...(phraseRows("default", id, [e.name]) as unknown as Sc[]));
         e.observations.forEach((content, k) => {
           obs.push({
             id: randomUUID(),
@@ -409,6 +413,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
       }
       await insert(trx, "shampoo_entities", ents);
       await insert(trx, "shampoo_observations", obs);
+      await insert(trx, "shampoo_entity_phrases", phrases);
     });
     tick(Math.min(c.entities.length, i + batch));
   }
@@ -465,7 +470,7 @@ async function checkSeed(s: Shampoo, c: Corpus): Promise<void> {
     throw new Error(`seed check: open_nodes(${probe.name}) gave ${JSON.stringify(got)?.slice(0, 200)}`);
 }
 
-function contextOf(s: Shampoo, sessionId: string): ShampooCtx {
+export function contextOf(s: Shampoo, sessionId: string): ShampooCtx {
   const session: SessionInfo = {
     sessionId,
     transport: "memory",

@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   evidence: async () => (await import("./evidence.ts")).benchmark,
   graph: async () => (await import("./graph.ts")).benchmark,
   shampoo: async () => (await import("./shampoo.ts")).benchmark,
+  "task-writes": async () => (await import("./task-writes.ts")).benchmark,
 };
 
 async function main(argv: string[]): Promise<void> {

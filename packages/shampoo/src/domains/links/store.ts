@@ -66,6 +66,66 @@ export async function visibleEntities(db: Db, gs: GraphScope): Promise<EntityLit
     .execute();
 }
 
+const LITE_COLUMNS = [
+  "e.id",
+  "e.name",
+  "e.name_norm",
+  "e.entity_type",
+  "e.project",
+  "e.created_by",
+  "e.created_at",
+  "e.alias_text",
+] as const;
+
+/** The live entities among `ids` that the caller may see. */
+export async function visibleEntitiesByIds(db: Db, gs: GraphScope, ids: string[]): Promise<EntityLite[]> {
+  const out: EntityLite[] = [];
+  const distinct = [...new Set(ids)];
+  for (let i = 0; i < distinct.length; i += 500) {
+    out.push(
+      ...(await db
+        .selectFrom("shampoo_entities as e")
+        .select(LITE_COLUMNS)
+        .where("e.id", "in", distinct.slice(i, i + 500))
+        .where("e.profile", "=", gs.profile)
+        .where(liveSql("e", gs))
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** The most words a name or alias of the profile has (0 for an empty graph): the phrase index, 012. */
+export async function longestPhrase(db: Db, profile: string): Promise<number> {
+  const r = await db
+    .selectFrom("shampoo_entity_phrases")
+    .select((eb) => eb.fn.max("words").as("n"))
+    .where("profile", "=", profile)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+/**
+ * Live entities the caller may see whose name or an alias has one of the phrase keys given (the
+ * phrase index, graph/schema.ts 012): one index probe per phrase, whatever the size of the graph.
+ */
+export async function entitiesByPhrases(db: Db, gs: GraphScope, phrases: string[]): Promise<EntityLite[]> {
+  const out = new Map<string, EntityLite>();
+  for (let i = 0; i < phrases.length; i += 500) {
+    const rows = await db
+      .selectFrom("shampoo_entity_phrases as p")
+      .innerJoin("shampoo_entities as e", "e.id", "p.entity_id")
+      .select(LITE_COLUMNS)
+      .where("p.profile", "=", gs.profile)
+      .where("p.phrase", "in", phrases.slice(i, i + 500))
+      .where("e.profile", "=", gs.profile)
+      .where(liveSql("e", gs))
+      .execute();
+    for (const r of rows) out.set(r.id, r);
+  }
+  return [...out.values()];
+}
+
 /**
  * Live observations of visible entities containing any of `terms` (lowercased substring: a cheap
  * prefilter on both engines; the scorer then compares whole folded words).
@@ -75,12 +135,14 @@ export async function observationHits(
   gs: GraphScope,
   terms: string[],
   limit: number,
+  entityIds?: string[],
 ): Promise<{ entity_id: string; content: string }[]> {
-  if (terms.length === 0) return [];
+  if (terms.length === 0 || entityIds?.length === 0) return [];
   return db
     .selectFrom("shampoo_observations as o")
     .innerJoin("shampoo_entities as e", "e.id", "o.entity_id")
     .select(["o.entity_id", "o.content"])
+    .$if(entityIds !== undefined, (q) => q.where("o.entity_id", "in", entityIds as string[]))
     .where("o.profile", "=", gs.profile)
     .where("o.status", "=", "active")
     .where(liveSql("e", gs))
@@ -91,19 +153,27 @@ export async function observationHits(
     .execute();
 }
 
-/** Live relations touching any of `ids` (endpoint visibility is checked by the caller). */
+/**
+ * Live relations touching any of `ids` (endpoint visibility is checked by the caller). Written as
+ * a UNION of the two endpoint lookups (shampoo_relations_from / _to): with `from_id IN … OR
+ * to_id IN …` SQLite walks every relation of the profile instead (a cost that grows with the
+ * graph, inside task writes). A relation is one row per triple, so UNION drops nothing.
+ */
 export async function relationsTouching(
   db: Db,
   profile: string,
   ids: string[],
 ): Promise<{ from_id: string; to_id: string; relation_type: string }[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom("shampoo_relations")
-    .select(["from_id", "to_id", "relation_type"])
-    .where("profile", "=", profile)
-    .where("status", "=", "active")
-    .where((eb) => eb.or([eb("from_id", "in", ids), eb("to_id", "in", ids)]))
+  const side = (col: "from_id" | "to_id") =>
+    db
+      .selectFrom("shampoo_relations")
+      .select(["from_id", "to_id", "relation_type"])
+      .where(col, "in", ids)
+      .where("status", "=", "active")
+      .where("profile", "=", profile);
+  return side("from_id")
+    .union(side("to_id"))
     .orderBy("relation_type")
     .orderBy("from_id")
     .orderBy("to_id")
