@@ -1,8 +1,8 @@
 import { rng } from "kernel/rng.ts";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { discoveryPicks } from "../src/domains/links/service.ts";
 import type { Suggestion } from "../src/domains/links/scorer.ts";
+import { discoveryPicks } from "../src/domains/links/service.ts";
 import type { TaskRow } from "../src/store/schema.ts";
 import { entities, relate, uniq } from "./support/links.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
@@ -50,7 +50,10 @@ describe.each(DIALECTS)("link discovery, index path vs scan on %s", (dialect) =>
       const alice = await h.as({ principal: uniq("alice"), grants: [p1, p2, ""], profile });
       const bob = await h.as({ principal: uniq("bob"), grants: [p1, p3], profile });
       const agents: Agent[] = [alice, bob];
-      const projects = [[p1, p2, undefined], [p1, p3]] as const;
+      const projects = [
+        [p1, p2, undefined],
+        [p1, p3],
+      ] as const;
       const names = new Set<string>();
       // Tasks first (some written before the entities they mention, some after).
       const tasks: string[] = [];
@@ -100,7 +103,11 @@ describe.each(DIALECTS)("link discovery, index path vs scan on %s", (dialect) =>
       let compared = 0;
       let picked = 0;
       for (const t of tasks) {
-        const row = (await h.db.db.selectFrom("shampoo_tasks").selectAll().where("id", "=", t).executeTakeFirstOrThrow()) as TaskRow;
+        const row = (await h.db.db
+          .selectFrom("shampoo_tasks")
+          .selectAll()
+          .where("id", "=", t)
+          .executeTakeFirstOrThrow()) as TaskRow;
         for (const who of agents) {
           const scan = await discoveryPicks(h.db.db, who.caller, row, "scan");
           const index = await discoveryPicks(h.db.db, who.caller, row, "index");

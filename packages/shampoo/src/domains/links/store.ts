@@ -172,12 +172,7 @@ export async function relationsTouching(
       .where(col, "in", ids)
       .where("status", "=", "active")
       .where("profile", "=", profile);
-  return side("from_id")
-    .union(side("to_id"))
-    .orderBy("relation_type")
-    .orderBy("from_id")
-    .orderBy("to_id")
-    .execute();
+  return side("from_id").union(side("to_id")).orderBy("relation_type").orderBy("from_id").orderBy("to_id").execute();
 }
 
 /** Every link row of a task (active and removed). */
