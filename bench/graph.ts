@@ -62,12 +62,6 @@ import { openShampoo, type Shampoo } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
 import { importMemoryJsonl } from "shampoo/domains/graph/jsonl.ts";
 import { contentHash, normalizeName } from "shampoo/domains/graph/model.ts";
-import {
-  configureResidentSearch,
-  RESIDENT_MAX_OBSERVATIONS,
-  type ResidentStats,
-  residentStats,
-} from "shampoo/domains/graph/resident.ts";
 import { phraseRows } from "shampoo/domains/graph/schema.ts";
 import {
   BENCH_DIR,
@@ -732,8 +726,6 @@ interface SizeResult {
   seed: { method: string; reference_s: number; stores: Record<string, { seconds: number; store: string }> };
   stdio: { reference: PhaseResult[]; shampoo: PhaseResult[]; ping: Record<string, LatencySummary> };
   in_process: Record<string, PhaseResult[]>;
-  /** The SQLite in-process run's resident index (see resident.ts): searches it served, builds. */
-  resident?: ResidentStats;
   speedup: Array<{ op: Op; mean: number; p50: number; target: number | null; met: boolean | null }>;
 }
 
@@ -919,17 +911,6 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
           mix: "target",
         });
         result.in_process[kind] = phases;
-        if (kind === "sqlite") {
-          // The resident index (domains/graph/resident.ts) serves small profiles; where it did,
-          // the agent mix again on the statements alone, for comparison.
-          const stats = residentStats(s.database);
-          result.resident = stats;
-          if (stats.served > 0) {
-            configureResidentSearch(s.database, { enabled: false });
-            result.in_process["sqlite, statements only"] = [await agentMix(", statements only")];
-            configureResidentSearch(s.database, { enabled: true });
-          }
-        }
       } finally {
         await s.close();
       }
@@ -1078,21 +1059,6 @@ function inProcessTable(results: SizeResult[]): string {
   );
 }
 
-/** Where the resident index (resident.ts) answered the SQLite searches, and where it did not. */
-function residentLine(results: SizeResult[]): string {
-  const parts = results
-    .filter((r) => r.resident)
-    .map((r) => {
-      const st = r.resident as ResidentStats;
-      return st.served > 0
-        ? `${n(r.size)}: served ${n(st.served)} searches (${st.builds} build, ${st.refreshes} catch-ups from the history)`
-        : `${n(r.size)}: not kept (over ${n(RESIDENT_MAX_OBSERVATIONS)} live observations: statements)`;
-    });
-  return parts.length === 0
-    ? ""
-    : `Resident search index on SQLite (profiles up to ${n(RESIDENT_MAX_OBSERVATIONS)} live observations held in memory; same answers as the statements) · ${parts.join(" · ")}. \`sqlite, statements only\`: the same agent mix with it turned off.`;
-}
-
 function byKindTable(results: SizeResult[]): string {
   const rows: Array<Array<string | number>> = [];
   for (const r of results)
@@ -1138,7 +1104,6 @@ function tables(results: SizeResult[]): string {
     "",
     inProcessTable(results),
     "",
-    residentLine(results),
     "",
     "search_nodes target mix by query kind, in-process:",
     "",

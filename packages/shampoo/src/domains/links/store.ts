@@ -97,12 +97,16 @@ export async function visibleEntitiesByIds(db: Db, gs: GraphScope, ids: string[]
 
 /** The most words a name or alias of the profile has (0 for an empty graph): the phrase index, 012. */
 export async function longestPhrase(db: Db, profile: string): Promise<number> {
+  // ORDER BY … LIMIT 1 reads one entry of shampoo_entity_phrases_words; max() with a WHERE would
+  // not use the index's order on SQLite and would read every phrase of the profile.
   const r = await db
     .selectFrom("shampoo_entity_phrases")
-    .select((eb) => eb.fn.max("words").as("n"))
+    .select("words")
     .where("profile", "=", profile)
+    .orderBy("words", "desc")
+    .limit(1)
     .executeTakeFirst();
-  return Number(r?.n ?? 0);
+  return Number(r?.words ?? 0);
 }
 
 /**
