@@ -8,7 +8,6 @@ import {
   HEAD_CHARS,
   type HeadRow,
   type Limited,
-  NO_EXPANSIONS,
   neighbours,
   type ObservationHit,
   type Probe,
