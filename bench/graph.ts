@@ -24,7 +24,8 @@
  *        search_nodes — the "agent" mix: an exact entity name, a two-word phrase from a stored
  *        observation, a topical word (Zipf-sampled below the 100 most frequent words, which play
  *        the part of function words nobody searches for, and which make the reference answer
- *        with most of the graph), a rare word (uniform over the vocabulary).
+ *        with most of the graph), a rare word (uniform over the vocabulary), and a common word
+ *        (one of the 5 most frequent: in nearly every entity; issue 14's "common words").
  *      The reference re-reads (and on writes rewrites) its whole file on every call, so its
  *      phases are bounded by --ref-seconds: it stops after that much measured time, and the
  *      report gives how many calls it made. Speedup = reference mean / SHAMPOO mean per call;
@@ -230,20 +231,27 @@ function writeReferenceFile(file: string, c: Corpus): number {
 
 // ---------------------------------------------------------------- queries
 
-type QueryKind = "name" | "phrase" | "topical" | "rare" | "word1" | "words2" | "words3";
+type QueryKind = "name" | "phrase" | "topical" | "rare" | "common" | "word1" | "words2" | "words3";
 
 interface Query {
   kind: QueryKind;
   query: string;
 }
 
-/** What an agent looks up: names, phrases it saw, topical and rare terms (see the header). */
+/** Zipf ranks of the "common" queries: words found in nearly every entity's observations. */
+const COMMON_RANKS = 5;
+
+/**
+ * What an agent looks up: names, phrases it saw, topical and rare terms (see the header), and a
+ * common word (one of the COMMON_RANKS most frequent: at five observations of 8–19 words each,
+ * the most frequent word is in about 99 % of entities), the query that reads the most.
+ */
 export function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
   const r = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const out: Query[] = [];
   for (let i = 0; i < count; i++) {
-    const kind = (["name", "phrase", "topical", "rare"] as const)[i % 4];
+    const kind = (["name", "phrase", "topical", "rare", "common"] as const)[i % 5];
     if (kind === "name") out.push({ kind, query: pick(c.entities).name });
     else if (kind === "phrase") {
       const words = pick(pick(c.entities).observations).split(" ");
@@ -253,7 +261,8 @@ export function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: 
       let rank = vocab.rank(r);
       while (rank < TOPICAL_FROM_RANK) rank = vocab.rank(r);
       out.push({ kind, query: vocab.words[rank] as string });
-    } else out.push({ kind: "rare", query: vocab.words[Math.floor(r() * VOCAB)] as string });
+    } else if (kind === "common") out.push({ kind, query: vocab.words[Math.floor(r() * COMMON_RANKS)] as string });
+    else out.push({ kind: "rare", query: vocab.words[Math.floor(r() * VOCAB)] as string });
   }
   return out;
 }
@@ -1137,7 +1146,7 @@ function markdown(results: SizeResult[], machine: MachineInfo, meta: Sc, o: Opti
     "",
     `create_entities: ONE new entity (${NEW_OBS} observations) per call; ${o.warmup} warm-up calls first, then up to ${o.calls}.`,
     `search_nodes (agent mix, ${o.queries} queries after ${o.warmup} warm-up): an exact entity name, a two-word phrase from a stored observation,`,
-    `a topical word (Zipf, ranks ≥ ${TOPICAL_FROM_RANK}), a rare word (uniform over the vocabulary). The reference matches the whole query`,
+    `a topical word (Zipf, ranks ≥ ${TOPICAL_FROM_RANK}), a rare word (uniform over the vocabulary), a common word (one of the ${COMMON_RANKS} most frequent, in nearly every entity). The reference matches the whole query`,
     "as a substring and answers with every matching entity and relation; SHAMPOO matches words and packs the best evidence",
     "under its 16,000-character budget. Target mix (in-process, the former graph-perf test): an entity name, one, two or three",
     `Zipf words (frequent words included), ${o.targetQueries} queries after a full warm-up pass.`,
