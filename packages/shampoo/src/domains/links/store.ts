@@ -46,26 +46,6 @@ export type EntityLite = Pick<
   "id" | "name" | "name_norm" | "entity_type" | "project" | "created_by" | "created_at" | "alias_text"
 >;
 
-/** Every live entity the caller may see in the profile: the scorer's candidate universe. */
-export async function visibleEntities(db: Db, gs: GraphScope): Promise<EntityLite[]> {
-  return db
-    .selectFrom("shampoo_entities as e")
-    .select([
-      "e.id",
-      "e.name",
-      "e.name_norm",
-      "e.entity_type",
-      "e.project",
-      "e.created_by",
-      "e.created_at",
-      "e.alias_text",
-    ])
-    .where("e.profile", "=", gs.profile)
-    .where(liveSql("e", gs))
-    .orderBy("e.id")
-    .execute();
-}
-
 const LITE_COLUMNS = [
   "e.id",
   "e.name",
@@ -76,6 +56,17 @@ const LITE_COLUMNS = [
   "e.created_at",
   "e.alias_text",
 ] as const;
+
+/** Every live entity the caller may see in the profile: the scorer's candidate universe. */
+export async function visibleEntities(db: Db, gs: GraphScope): Promise<EntityLite[]> {
+  return db
+    .selectFrom("shampoo_entities as e")
+    .select(LITE_COLUMNS)
+    .where("e.profile", "=", gs.profile)
+    .where(liveSql("e", gs))
+    .orderBy("e.id")
+    .execute();
+}
 
 /** The live entities among `ids` that the caller may see. */
 export async function visibleEntitiesByIds(db: Db, gs: GraphScope, ids: string[]): Promise<EntityLite[]> {
