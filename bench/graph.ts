@@ -24,7 +24,8 @@
  *        search_nodes — the "agent" mix: an exact entity name, a two-word phrase from a stored
  *        observation, a topical word (Zipf-sampled below the 100 most frequent words, which play
  *        the part of function words nobody searches for, and which make the reference answer
- *        with most of the graph), a rare word (uniform over the vocabulary).
+ *        with most of the graph), a rare word (uniform over the vocabulary), and a common word
+ *        (one of the 5 most frequent: in nearly every entity; issue 14's "common words").
  *      The reference re-reads (and on writes rewrites) its whole file on every call, so its
  *      phases are bounded by --ref-seconds: it stops after that much measured time, and the
  *      report gives how many calls it made. Speedup = reference mean / SHAMPOO mean per call;
@@ -62,12 +63,7 @@ import { openShampoo, type Shampoo } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
 import { importMemoryJsonl } from "shampoo/domains/graph/jsonl.ts";
 import { contentHash, normalizeName } from "shampoo/domains/graph/model.ts";
-import {
-  configureResidentSearch,
-  RESIDENT_MAX_OBSERVATIONS,
-  type ResidentStats,
-  residentStats,
-} from "shampoo/domains/graph/resident.ts";
+import { phraseRows } from "shampoo/domains/graph/schema.ts";
 import {
   BENCH_DIR,
   type Benchmark,
@@ -165,13 +161,13 @@ export class Vocabulary {
   }
 }
 
-interface SeedEntity {
+export interface SeedEntity {
   name: string;
   entityType: string;
   observations: string[];
 }
 
-interface Corpus {
+export interface Corpus {
   entities: SeedEntity[];
   /** Entity j ≥ 1 → an earlier entity. */
   relations: Array<{ from: number; to: number; relationType: string }>;
@@ -235,20 +231,27 @@ function writeReferenceFile(file: string, c: Corpus): number {
 
 // ---------------------------------------------------------------- queries
 
-type QueryKind = "name" | "phrase" | "topical" | "rare" | "word1" | "words2" | "words3";
+type QueryKind = "name" | "phrase" | "topical" | "rare" | "common" | "word1" | "words2" | "words3";
 
 interface Query {
   kind: QueryKind;
   query: string;
 }
 
-/** What an agent looks up: names, phrases it saw, topical and rare terms (see the header). */
+/** Zipf ranks of the "common" queries: words found in nearly every entity's observations. */
+const COMMON_RANKS = 5;
+
+/**
+ * What an agent looks up: names, phrases it saw, topical and rare terms (see the header), and a
+ * common word (one of the COMMON_RANKS most frequent: at five observations of 8–19 words each,
+ * the most frequent word is in about 99 % of entities), the query that reads the most.
+ */
 export function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: number): Query[] {
   const r = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const out: Query[] = [];
   for (let i = 0; i < count; i++) {
-    const kind = (["name", "phrase", "topical", "rare"] as const)[i % 4];
+    const kind = (["name", "phrase", "topical", "rare", "common"] as const)[i % 5];
     if (kind === "name") out.push({ kind, query: pick(c.entities).name });
     else if (kind === "phrase") {
       const words = pick(pick(c.entities).observations).split(" ");
@@ -258,7 +261,8 @@ export function agentQueries(vocab: Vocabulary, c: Corpus, count: number, seed: 
       let rank = vocab.rank(r);
       while (rank < TOPICAL_FROM_RANK) rank = vocab.rank(r);
       out.push({ kind, query: vocab.words[rank] as string });
-    } else out.push({ kind: "rare", query: vocab.words[Math.floor(r() * VOCAB)] as string });
+    } else if (kind === "common") out.push({ kind, query: vocab.words[Math.floor(r() * COMMON_RANKS)] as string });
+    else out.push({ kind: "rare", query: vocab.words[Math.floor(r() * VOCAB)] as string });
   }
   return out;
 }
@@ -308,7 +312,7 @@ function progress(label: string, total: number): (done: number) => void {
 
 // ---------------------------------------------------------------- SHAMPOO stores
 
-interface Store {
+export interface Store {
   kind: DbKind;
   /** SQLite file, or the PostgreSQL URL with its schema. */
   location: string;
@@ -317,7 +321,7 @@ interface Store {
   drop(): Promise<void>;
 }
 
-async function newStore(kind: DbKind, dir: string, size: number): Promise<Store> {
+export async function newStore(kind: DbKind, dir: string, size: number): Promise<Store> {
   if (kind === "sqlite") {
     const file = join(dir, `shampoo-${size}.db`);
     const s = await openShampoo({ db: file });
@@ -364,7 +368,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
   const tick = progress(`${label} entities`, c.entities.length);
   const insert = async (
     trx: typeof db,
-    table: "shampoo_entities" | "shampoo_observations" | "shampoo_relations",
+    table: "shampoo_entities" | "shampoo_observations" | "shampoo_relations" | "shampoo_entity_phrases",
     rows: Sc[],
   ) => {
     for (let k = 0; k < rows.length; k += 500)
@@ -378,6 +382,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
     await db.transaction().execute(async (trx) => {
       const ents: Sc[] = [];
       const obs: Sc[] = [];
+      const phrases: Sc[] = [];
       for (let j = i; j < Math.min(c.entities.length, i + batch); j++) {
         const e = c.entities[j] as SeedEntity;
         const id = ids[j] as string;
@@ -394,6 +399,8 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
           updated_at: at,
           ...stamp,
         });
+        // The phrase index of names (graph/schema.ts 012), as createEntitiesIn writes it.
+        phrases.push(...(phraseRows("default", id, [e.name]) as unknown as Sc[]));
         e.observations.forEach((content, k) => {
           obs.push({
             id: randomUUID(),
@@ -409,6 +416,7 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
       }
       await insert(trx, "shampoo_entities", ents);
       await insert(trx, "shampoo_observations", obs);
+      await insert(trx, "shampoo_entity_phrases", phrases);
     });
     tick(Math.min(c.entities.length, i + batch));
   }
@@ -465,7 +473,7 @@ async function checkSeed(s: Shampoo, c: Corpus): Promise<void> {
     throw new Error(`seed check: open_nodes(${probe.name}) gave ${JSON.stringify(got)?.slice(0, 200)}`);
 }
 
-function contextOf(s: Shampoo, sessionId: string): ShampooCtx {
+export function contextOf(s: Shampoo, sessionId: string): ShampooCtx {
   const session: SessionInfo = {
     sessionId,
     transport: "memory",
@@ -727,8 +735,6 @@ interface SizeResult {
   seed: { method: string; reference_s: number; stores: Record<string, { seconds: number; store: string }> };
   stdio: { reference: PhaseResult[]; shampoo: PhaseResult[]; ping: Record<string, LatencySummary> };
   in_process: Record<string, PhaseResult[]>;
-  /** The SQLite in-process run's resident index (see resident.ts): searches it served, builds. */
-  resident?: ResidentStats;
   speedup: Array<{ op: Op; mean: number; p50: number; target: number | null; met: boolean | null }>;
 }
 
@@ -914,17 +920,6 @@ async function runSize(vocab: Vocabulary, size: number, o: Options): Promise<Siz
           mix: "target",
         });
         result.in_process[kind] = phases;
-        if (kind === "sqlite") {
-          // The resident index (domains/graph/resident.ts) serves small profiles; where it did,
-          // the agent mix again on the statements alone, for comparison.
-          const stats = residentStats(s.database);
-          result.resident = stats;
-          if (stats.served > 0) {
-            configureResidentSearch(s.database, { enabled: false });
-            result.in_process["sqlite, statements only"] = [await agentMix(", statements only")];
-            configureResidentSearch(s.database, { enabled: true });
-          }
-        }
       } finally {
         await s.close();
       }
@@ -1073,21 +1068,6 @@ function inProcessTable(results: SizeResult[]): string {
   );
 }
 
-/** Where the resident index (resident.ts) answered the SQLite searches, and where it did not. */
-function residentLine(results: SizeResult[]): string {
-  const parts = results
-    .filter((r) => r.resident)
-    .map((r) => {
-      const st = r.resident as ResidentStats;
-      return st.served > 0
-        ? `${n(r.size)}: served ${n(st.served)} searches (${st.builds} build, ${st.refreshes} catch-ups from the history)`
-        : `${n(r.size)}: not kept (over ${n(RESIDENT_MAX_OBSERVATIONS)} live observations: statements)`;
-    });
-  return parts.length === 0
-    ? ""
-    : `Resident search index on SQLite (profiles up to ${n(RESIDENT_MAX_OBSERVATIONS)} live observations held in memory; same answers as the statements) · ${parts.join(" · ")}. \`sqlite, statements only\`: the same agent mix with it turned off.`;
-}
-
 function byKindTable(results: SizeResult[]): string {
   const rows: Array<Array<string | number>> = [];
   for (const r of results)
@@ -1133,7 +1113,6 @@ function tables(results: SizeResult[]): string {
     "",
     inProcessTable(results),
     "",
-    residentLine(results),
     "",
     "search_nodes target mix by query kind, in-process:",
     "",
@@ -1167,7 +1146,7 @@ function markdown(results: SizeResult[], machine: MachineInfo, meta: Sc, o: Opti
     "",
     `create_entities: ONE new entity (${NEW_OBS} observations) per call; ${o.warmup} warm-up calls first, then up to ${o.calls}.`,
     `search_nodes (agent mix, ${o.queries} queries after ${o.warmup} warm-up): an exact entity name, a two-word phrase from a stored observation,`,
-    `a topical word (Zipf, ranks ≥ ${TOPICAL_FROM_RANK}), a rare word (uniform over the vocabulary). The reference matches the whole query`,
+    `a topical word (Zipf, ranks ≥ ${TOPICAL_FROM_RANK}), a rare word (uniform over the vocabulary), a common word (one of the ${COMMON_RANKS} most frequent, in nearly every entity). The reference matches the whole query`,
     "as a substring and answers with every matching entity and relation; SHAMPOO matches words and packs the best evidence",
     "under its 16,000-character budget. Target mix (in-process, the former graph-perf test): an entity name, one, two or three",
     `Zipf words (frequent words included), ${o.targetQueries} queries after a full warm-up pass.`,

@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   profiles: async () => (await import("./profiles.ts")).benchmark,
   shampoo: async () => (await import("./shampoo.ts")).benchmark,
   startup: async () => (await import("./startup.ts")).benchmark,
+  "task-writes": async () => (await import("./task-writes.ts")).benchmark,
 };
 
 async function main(argv: string[]): Promise<void> {

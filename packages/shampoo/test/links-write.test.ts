@@ -170,6 +170,28 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(await decisionsOf(h, t)).toHaveLength(2);
     });
 
+    it("label_progress counts no decision on an entity the caller cannot see: foreign and missing answer alike", async () => {
+      // The same shape twice: a task the agent sees, linked by the agent to its own entity; in
+      // the first, a teammate has also linked the task to a private entity the agent cannot see.
+      const progress = async (foreign: boolean) => {
+        const p = uniq("proj");
+        const a = await h.as({ principal: uniq("alice"), grants: [p] });
+        const t = await task(a, { title: "Quarterly review", project: p });
+        if (foreign) {
+          const b = await h.as({ principal: uniq("bob"), grants: [p] });
+          const hidden = uniq("Secret");
+          await entities(h, b, [{ name: hidden, project: p, visibility: "private" }]);
+          await b.sc("link_task_entity", { task_id: t, entity_name: hidden });
+        }
+        const mine = uniq("Mine");
+        await entities(h, a, [{ name: mine, project: p }]);
+        return (await a.sc("link_task_entity", { task_id: t, entity_name: mine })).label_progress;
+      };
+      const foreign = await progress(true);
+      expect(JSON.stringify(foreign)).toBe(JSON.stringify(await progress(false)));
+      expect(foreign).toEqual({ accepted: 1, rejected: 0, total: 1 });
+    });
+
     it("concurrent links of one pair serialise on the task: one row, link then refresh", async () => {
       const { a, name, t, e } = await setup();
       const results = await Promise.all(

@@ -4,6 +4,7 @@ import {
   counts,
   eventsOf,
   MALFORMED,
+  MISSING_SESSION,
   SCOPE_DENIED,
   SESSION_NOT_FOUND,
   sessionInvariants,
@@ -64,15 +65,11 @@ describe.each(DIALECTS)("session_save on %s", (dialect) => {
     expect(ids.size).toBe(4);
   });
 
-  it("an explicit new UUID is created under that id; every form the UUID parser accepts names the same session", async () => {
+  it("every form the UUID parser accepts names the same session", async () => {
     const a = await h.as({ principal: uniq("al"), grants: ["p1"] });
-    const id = "6f9619ff-8b86-4011-b42d-00c04fc964ff";
-    expect(await a.sc("session_save", { session_id: id.toUpperCase(), project: "p1" })).toEqual({
-      action: "created",
-      session_id: id,
-    });
+    const id = (await a.sc("session_save", { project: "p1" })).session_id as string;
     const forms = [
-      id,
+      id.toUpperCase(),
       `{${id.toUpperCase()}}`,
       `urn:uuid:${id}`,
       id.replaceAll("-", ""),
@@ -82,6 +79,24 @@ describe.each(DIALECTS)("session_save on %s", (dialect) => {
       expect(await a.sc("session_save", { session_id: form })).toEqual({ action: "updated", session_id: id });
     }
     expect((await eventsOf(h, id)).map((e) => e.action)).toEqual(["create", ...forms.map(() => "update")]);
+  });
+
+  it("no existence oracle: an explicit id no session holds answers exactly like another principal's session", async () => {
+    const p = uniq("proj");
+    const owner = await h.as({ principal: uniq("owner"), grants: [p] });
+    const { session_id: id } = await owner.sc("session_save", { project: p, summary: "mine" });
+    const other = await h.as({ principal: uniq("other"), grants: [p] });
+    const before = await counts(h);
+    const foreign = await other.call("session_save", { session_id: id, project: p, summary: "x" });
+    const missing = await other.call("session_save", { session_id: MISSING_SESSION, project: p, summary: "x" });
+    expect(JSON.stringify(missing)).toBe(JSON.stringify(foreign));
+    expect(missing.structuredContent).toEqual(SESSION_NOT_FOUND);
+    // Without a project (an untagged create would need a grant this caller lacks) too.
+    expect(JSON.stringify(await other.call("session_save", { session_id: MISSING_SESSION }))).toBe(
+      JSON.stringify(await other.call("session_save", { session_id: id })),
+    );
+    expect(await counts(h)).toEqual(before);
+    expect(await sessionRow(h, MISSING_SESSION)).toBeUndefined();
   });
 
   it("a malformed explicit id answers the catalog sentence and persists nothing", async () => {
@@ -203,20 +218,14 @@ describe.each(DIALECTS)("session_save on %s", (dialect) => {
     expect(last?.principal).toBe(star.caller.principal);
   });
 
-  it("stays inside the profile: the same UUID in another profile is another session", async () => {
-    const id = "0b5ad0c2-2f7e-4c0e-9c4b-6a3f2b1d0e9f";
+  it("stays inside the profile: a session of another profile reads as session not found", async () => {
     const a = await h.as({ principal: uniq("al"), grants: ["p1"] });
-    const b = await h.as({ principal: uniq("bo"), grants: ["p1"], profile: "other" });
-    expect(await a.sc("session_save", { session_id: id, project: "p1", summary: "default" })).toEqual({
-      action: "created",
-      session_id: id,
-    });
-    expect(await b.sc("session_save", { session_id: id, project: "p1", summary: "other" })).toEqual({
-      action: "created",
-      session_id: id,
-    });
-    expect((await sessionRow(h, id))?.summary).toBe("default");
-    expect((await sessionRow(h, id, "other"))?.summary).toBe("other");
+    const b = await h.as({ principal: a.caller.principal, grants: ["p1"], profile: "other" });
+    const { session_id: id } = await a.sc("session_save", { project: "p1", summary: "default" });
+    const r = await b.call("session_save", { session_id: id, project: "p1", summary: "other" });
+    expect(r.structuredContent).toEqual(SESSION_NOT_FOUND);
+    expect((await sessionRow(h, id as string))?.summary).toBe("default");
+    expect(await sessionRow(h, id as string, "other")).toBeUndefined();
   });
 
   it("saving an ended session renews it, keeping the close stamps as evidence", async () => {
@@ -238,27 +247,20 @@ describe.each(DIALECTS)("session_save on %s", (dialect) => {
     });
   });
 
-  it("two concurrent creates of one explicit id leave one session; the loser never fails with an internal error", async () => {
+  it("two concurrent saves of one session both update it; one row, one event each", async () => {
     const a = await h.as({ principal: uniq("al"), grants: ["p1"] });
-    const id = "3d6f4e2a-9b1c-4e8d-a7f0-5c2b1a0e9d8c";
+    const id = (await a.sc("session_save", { project: "p1" })).session_id as string;
     const results = await Promise.all(
       [1, 2].map((i) => a.call("session_save", { session_id: id, project: "p1", summary: `racer ${i}` })),
     );
-    const shapes = results.map((r) => r.structuredContent);
-    expect(shapes).toContainEqual({ action: "created", session_id: id });
-    for (const s of shapes) {
-      expect([
-        { action: "created", session_id: id },
-        { action: "updated", session_id: id },
-        SESSION_NOT_FOUND,
-      ]).toContainEqual(s);
-    }
+    for (const r of results) expect(r.structuredContent).toEqual({ action: "updated", session_id: id });
     const rows = await h.db.db
       .selectFrom("shampoo_sessions")
       .select("session_id")
       .where("session_id", "=", id)
       .execute();
     expect(rows).toHaveLength(1);
+    expect((await eventsOf(h, id)).map((e) => e.action)).toEqual(["create", "update", "update"]);
   });
 
   it("leaves every session and pack with its events: latest event = row, chained, none orphaned", async () => {

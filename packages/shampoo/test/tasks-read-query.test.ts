@@ -145,6 +145,34 @@ describe.each(DIALECTS)("query_tasks on %s", (dialect) => {
     await a.call("update_task", { task_id: child, status: "cancelled" });
   });
 
+  it("assignee filters on the stored value exactly, combined with the other filters", async () => {
+    const ship = ids["Ship release"] as string;
+    const draft = ids["Draft Paul pack README"] as string;
+    await a.sc("assign_task", { task_id: ship, assignee: "agent-7" });
+    await a.sc("assign_task", { task_id: draft, assignee: "agent-7" });
+    await a.sc("assign_task", { task_id: ids["Misc chores"] as string, assignee: "Agent-7" });
+    try {
+      const mine = await a.sc("query_tasks", { assignee: "agent-7" });
+      expect(titles(mine.tasks)).toEqual(["Ship release", "Draft Paul pack README"]);
+      expect(mine).toMatchObject({ count: 2, total: 2 });
+      expect((mine.tasks as Task[]).every((t) => t.assignee === "agent-7")).toBe(true);
+      expect(titles((await a.sc("query_tasks", { assignee: "agent-7", project: "beta" })).tasks)).toEqual([
+        "Ship release",
+      ]);
+      expect(titles((await a.sc("query_tasks", { assignee: "Agent-7" })).tasks)).toEqual(["Misc chores"]);
+      expect(await a.sc("query_tasks", { assignee: "agent-" })).toMatchObject({ count: 0, total: 0 });
+      expect(titles((await a.sc("query_tasks", { assignee: "agent-7", search: "release" })).tasks)).toEqual([
+        "Ship release",
+      ]);
+      // Someone without the grants sees none of them.
+      const other = await h.as({ principal: "eve", grants: ["gamma"], profile: a.caller.profile });
+      expect(await other.sc("query_tasks", { assignee: "agent-7" })).toMatchObject({ count: 0, total: 0 });
+    } finally {
+      for (const t of [ship, draft, ids["Misc chores"] as string])
+        await a.sc("assign_task", { task_id: t, assignee: "" });
+    }
+  });
+
   it("'*' is a grant, never a project value", async () => {
     await expectError(a, "query_tasks", { project: "*" }, "'*' is a grant, not a project value");
   });

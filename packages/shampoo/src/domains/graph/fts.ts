@@ -601,7 +601,7 @@ export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: 
 }
 
 /**
- * The neighbour rows' answer (shared with the resident index): by name, then id; an entity next
+ * The neighbour rows' answer: by name, then id; an entity next
  * to several seeds is kept once, with its best-ranked seed (seeds come in rank order); at most
  * `limit`.
  */

@@ -44,6 +44,16 @@ export function fold(word: string): string {
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
+/** Folded words of a text, in order (NFKC first, accents and case folded): what a mention is made of. */
+export function mentionWords(text: string): string[] {
+  return [...text.normalize("NFKC").matchAll(WORD)].map((m) => fold(m[0]));
+}
+
+/** A text as a phrase key: its folded words joined by one space ("" when it has none). */
+export function phraseKey(text: string): string {
+  return mentionWords(text).join(" ");
+}
+
 /** The words of a text, folded, with their offsets in the text. */
 export function wordsAt(text: string): { word: string; at: number; len: number }[] {
   const out: { word: string; at: number; len: number }[] = [];

@@ -1,5 +1,6 @@
 import { type Generated, sql } from "kernel";
 import type { Up } from "../../store/schema.ts";
+import { mentionWords } from "./model.ts";
 
 /**
  * Knowledge-graph tables. Nothing is ever physically deleted: rows move active → voided with
@@ -94,7 +95,22 @@ export interface GraphAccessRow {
 export type Entity = EntityRow;
 export type Observation = ObservationRow;
 
+/**
+ * The phrase index of entity names and aliases (012): one row per (entity, phrase key) of its
+ * name and each alias (model.ts phraseKey; `words` counts its words). Task writes find the
+ * entities their text mentions through it (links/service.ts discoverLinks) instead of reading
+ * every entity. Rows are only added (names never change, aliases are only added): a row whose
+ * alias is gone is a harmless extra candidate, the scorer re-checks every mention.
+ */
+export interface EntityPhraseRow {
+  profile: string;
+  phrase: string;
+  words: number;
+  entity_id: string;
+}
+
 export interface GraphDB {
+  shampoo_entity_phrases: EntityPhraseRow;
   shampoo_entities: EntityRow;
   shampoo_observations: ObservationRow;
   shampoo_relations: RelationRow;
@@ -263,7 +279,60 @@ export const graphMigrations: Record<string, Up> = {
       await sql.raw(`INSERT INTO ${t}(${t}, rank) VALUES ('usermerge', 2)`).execute(db);
     }
   },
+  async "0003_entity_phrases"(db) {
+    await db.schema
+      .createTable("shampoo_entity_phrases")
+      .addColumn("profile", "text", (c) => c.notNull())
+      .addColumn("phrase", "text", (c) => c.notNull())
+      .addColumn("words", "integer", (c) => c.notNull())
+      .addColumn("entity_id", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("shampoo_entity_phrases_key")
+      .on("shampoo_entity_phrases")
+      .columns(["profile", "phrase", "entity_id"])
+      .unique()
+      .execute();
+    // The longest phrase of a profile (how long a run of task words can name an entity).
+    await db.schema
+      .createIndex("shampoo_entity_phrases_words")
+      .on("shampoo_entity_phrases")
+      .columns(["profile", "words"])
+      .execute();
+    // Entities written before this migration.
+    let after = -1;
+    for (;;) {
+      const page = (
+        await sql<{ rid: number; id: string; profile: string; name: string; alias_text: string }>`
+        SELECT rid, id, profile, name, alias_text FROM shampoo_entities WHERE rid > ${after} ORDER BY rid LIMIT 1000`.execute(
+          db,
+        )
+      ).rows;
+      if (page.length === 0) break;
+      after = Number(page[page.length - 1]?.rid);
+      const rows = page.flatMap((e) => phraseRows(e.profile, e.id, [e.name, ...e.alias_text.split("\n")]));
+      for (let i = 0; i < rows.length; i += 500) {
+        await db
+          .insertInto("shampoo_entity_phrases" as never)
+          .values(rows.slice(i, i + 500) as never)
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      }
+    }
+  },
 };
+
+/** The phrase rows of an entity's name and aliases (texts without a word make none). */
+export function phraseRows(profile: string, entityId: string, texts: string[]): EntityPhraseRow[] {
+  const out = new Map<string, EntityPhraseRow>();
+  for (const t of texts) {
+    const words = mentionWords(t);
+    if (words.length === 0) continue;
+    const phrase = words.join(" ");
+    out.set(phrase, { profile, phrase, words: words.length, entity_id: entityId });
+  }
+  return [...out.values()];
+}
 
 /**
  * SQLite: four external-content FTS5 tables kept in sync by triggers (so every write path,

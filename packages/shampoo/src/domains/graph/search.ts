@@ -8,7 +8,6 @@ import {
   HEAD_CHARS,
   type HeadRow,
   type Limited,
-  NO_EXPANSIONS,
   neighbours,
   type ObservationHit,
   type Probe,
@@ -18,7 +17,6 @@ import {
   substringPool,
 } from "./fts.ts";
 import { fold, formsOf, normalizeName, type ParsedQuery, parseQuery, termHits } from "./model.ts";
-import { Resident, residentFor } from "./resident.ts";
 import type { Entity } from "./schema.ts";
 import { readNoted } from "./service.ts";
 import { type Db, type GraphScope, graphScopeOf, liveSql, observationsOf } from "./store.ts";
@@ -190,7 +188,6 @@ async function retrieve(
   s: GraphScope,
   q: ParsedQuery,
   wordsOnly: boolean,
-  resident: Resident | undefined,
 ): Promise<Pool> {
   const probe = (terms: string[]): Probe => ({ terms, forms: q.forms, prefix: q.prefix });
   // Probe 0 requires every term; probes 1.. take one term each (the longest terms first).
@@ -210,23 +207,13 @@ async function retrieve(
   // its per-term probes could change nothing and are not run (a common term's probe is the
   // expensive one). The entity and observation probes of each step share one statement, and
   // the prefix's expansions in both vocabularies are read once, in one statement, up front.
-  // The resident index (resident.ts) answers each step as its statement would, from memory.
-  const inMemory = resident && Resident.serves(probe(q.terms)) ? resident : undefined;
-  const words = inMemory
-    ? NO_EXPANSIONS
-    : await prefixExpansions(
-        db,
-        dialect,
-        q.prefix !== null && q.terms.includes(q.prefix) ? q.prefix : null,
-        !wordsOnly,
-      );
-  const step = (ep: Limited[], op: Limited[], from: number) =>
-    inMemory
-      ? {
-          entities: ep.flatMap((l, i) => inMemory.entityProbe(s, l.probe, l.limit, from + i)),
-          observations: op.flatMap((l, i) => inMemory.observationProbe(s, l.probe, l.limit, from + i)),
-        }
-      : poolHits(db, dialect, s, ep, op, from, words);
+  const words = await prefixExpansions(
+    db,
+    dialect,
+    q.prefix !== null && q.terms.includes(q.prefix) ? q.prefix : null,
+    !wordsOnly,
+  );
+  const step = (ep: Limited[], op: Limited[], from: number) => poolHits(db, dialect, s, ep, op, from, words);
   const first = await step(entityProbes.slice(0, 1), obsProbes.slice(0, 1), 0);
   const ents = first.entities;
   const obs = first.observations;
@@ -286,13 +273,7 @@ interface Gathered {
   jump?: number;
 }
 
-async function gather(
-  ctx: ShampooCtx,
-  db: Db,
-  s: GraphScope,
-  q: ParsedQuery,
-  resident: Resident | undefined,
-): Promise<Gathered> {
+async function gather(ctx: ShampooCtx, db: Db, s: GraphScope, q: ParsedQuery): Promise<Gathered> {
   const dialect = ctx.database.dialect;
   const degraded: string[] = [];
   let candidates: Candidate[] = [];
@@ -329,7 +310,7 @@ async function gather(
   } else if (q.terms.length > 0) {
     const wordsOnly = q.status === "stopwords_only";
     if (wordsOnly) degraded.push("stopwords_only");
-    const pool = await retrieve(db, dialect, s, q, wordsOnly, resident);
+    const pool = await retrieve(db, dialect, s, q, wordsOnly);
     if (pool.capped) degraded.push("pool_capped");
     const byId = new Map<string, Candidate>();
     for (const e of pool.entities) byId.set(e.id, blankCandidate(e, "match"));
@@ -367,7 +348,7 @@ async function gather(
     const seedRank = new Map(seeds.map((id, i) => [id, i]));
     const known = new Set(candidates.map((c) => c.id));
     const limit = NEIGHBOURS + candidates.length;
-    const rows = resident?.neighbours(s, seeds, limit) ?? (await neighbours(db, s, seeds, limit));
+    const rows = await neighbours(db, s, seeds, limit);
     const fresh = rows
       .filter((r) => !known.has(r.id))
       .sort((x, y) => (seedRank.get(x.seed) ?? 99) - (seedRank.get(y.seed) ?? 99));
@@ -413,16 +394,9 @@ async function gather(
 }
 
 /** The first PLAIN_WINDOWS live observations of these plain candidates become their hits. */
-async function loadHeads(
-  db: Db,
-  dialect: DialectName,
-  plain: Candidate[],
-  resident: Resident | undefined,
-): Promise<void> {
+async function loadHeads(db: Db, dialect: DialectName, plain: Candidate[]): Promise<void> {
   const ids = plain.map((c) => c.id);
-  const heads = resident
-    ? resident.firstObservations(ids, PLAIN_WINDOWS)
-    : await firstObservations(db, dialect, ids, PLAIN_WINDOWS);
+  const heads = await firstObservations(db, dialect, ids, PLAIN_WINDOWS);
   const headsOf = new Map<string, HeadRow[]>();
   for (const h of heads) {
     const list = headsOf.get(h.entity_id) ?? [];
@@ -456,9 +430,8 @@ export async function searchNodesText(
   // The pack runs inside the read: the first observations of plain candidates are read only for
   // the candidates the budget can reach (loadHeads).
   return readNoted(ctx, "search_nodes", async (db) => {
-    const resident = q.terms.length > 0 ? residentFor(ctx.database, db, s.profile) : undefined;
-    const g = await gather(ctx, db, s, q, resident);
-    const packed = await pack(db, ctx.database.dialect, g, query, q, budget, resident);
+    const g = await gather(ctx, db, s, q);
+    const packed = await pack(db, ctx.database.dialect, g, query, q, budget);
     return {
       ids: g.candidates.slice(0, packed.returned).map((c) => c.id),
       result: { result: packed.result, text: packed.text },
@@ -492,7 +465,6 @@ async function pack(
   query: string,
   q: ParsedQuery,
   budget: number,
-  resident: Resident | undefined,
 ): Promise<{ result: Record<string, unknown>; text: string; returned: number }> {
   const candidates = g.candidates;
   const degraded = [...g.degraded];
@@ -556,7 +528,7 @@ async function pack(
   }
   const plain = candidates.slice(0, reach).filter((c) => c.plain);
   if (plain.length > 0) {
-    await loadHeads(db, dialect, plain, resident);
+    await loadHeads(db, dialect, plain);
     for (let i = 0; i < reach; i++) {
       if (!(candidates[i] as Candidate).plain) continue;
       records[i] = toRecord(candidates[i] as Candidate);

@@ -17,13 +17,14 @@ import {
   normalizeName,
   type Visibility,
 } from "./model.ts";
-import type { Entity, Observation, RelationRow } from "./schema.ts";
+import { type Entity, type Observation, phraseRows, type RelationRow } from "./schema.ts";
 import {
   type Db,
   edgesFrom,
   entityByNorm,
   type GraphScope,
   graphScopeOf,
+  insertPhrases,
   liveByNorms,
   liveSql,
   observationsOf,
@@ -346,6 +347,7 @@ async function addAliasesTo(w: W, entity: Entity, aliases: { alias: string; norm
     added.push(a.alias);
   }
   if (added.length === 0) return null;
+  await insertPhrases(w.trx, phraseRows(entity.profile, entity.id, added));
   return [...(entity.alias_text === "" ? [] : entity.alias_text.split("\n")), ...added].join("\n");
 }
 
@@ -452,6 +454,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
         last_event_id: createEvent,
       });
       if (inserted) {
+        await insertPhrases(w.trx, phraseRows(inserted.profile, inserted.id, [inserted.name]));
         await event(
           w,
           "entity",

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import type { Entity } from "./schema.ts";
+import type { Entity, EntityPhraseRow } from "./schema.ts";
 
 /**
  * Graph queries. As in the task store, scope lives in the WHERE clause: an entity the caller
@@ -114,4 +114,15 @@ export async function edgesFrom(db: Db, s: GraphScope, fromIds: string[], toIds?
     out.push(...(await q.orderBy("f.name").orderBy("t.name").orderBy("r.relation_type").execute()));
   }
   return out;
+}
+
+/** Adds rows to the phrase index of names and aliases (schema.ts, 012), keeping those already there. */
+export async function insertPhrases(trx: Transaction<ShampooDB>, rows: EntityPhraseRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await trx
+      .insertInto("shampoo_entity_phrases")
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.columns(["profile", "phrase", "entity_id"]).doNothing())
+      .execute();
+  }
 }

@@ -1,4 +1,4 @@
-import { fold, STOPWORDS } from "../graph/model.ts";
+import { mentionWords, phraseKey, STOPWORDS } from "../graph/model.ts";
 
 /**
  * The explainable-pairwise-v1 contract: fixed signal weights, thresholds and text rules. A
@@ -72,17 +72,13 @@ export const MAX_KEYWORDS = 64;
 export const PREFILTER_KEYWORDS = 16;
 export const MAX_OBSERVATION_ROWS = 2000;
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-
-/** Folded words of a text, in order (accents and case folded, like the graph's search). */
-export function words(text: string): string[] {
-  return [...text.normalize("NFKC").matchAll(WORD)].map((m) => fold(m[0]));
-}
-
-/** A text as a phrase key: folded words joined by one space. */
-export function phrase(text: string): string {
-  return words(text).join(" ");
-}
+/**
+ * Folded words of a text, in order (accents and case folded, like the graph's search), and a
+ * text as a phrase key (folded words joined by one space): the graph's own rule, so the phrase
+ * index it keeps (shampoo_entity_phrases) holds exactly the keys compared here.
+ */
+export const words = mentionWords;
+export const phrase = phraseKey;
 
 /** Does phrase key `needle` occur in `hay` on word boundaries? */
 export function containsPhrase(hay: string, needle: string): boolean {

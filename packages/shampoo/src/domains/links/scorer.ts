@@ -28,6 +28,7 @@ import {
   observationHits,
   relationsTouching,
   visibleEntities,
+  visibleEntitiesByIds,
 } from "./store.ts";
 
 /**
@@ -98,25 +99,69 @@ function decisionView(d: Decision | undefined): ExistingDecision | null {
   return d ? { decision_id: d.decision_id, decision: d.decision, source: d.source, decided_at: d.decided_at } : null;
 }
 
+/** A task's text as the scorer reads it: title, description and notes, one per line. */
+export function taskText(task: TaskRow): string {
+  return [task.title, task.description, task.notes].filter((x): x is string => !!x).join("\n");
+}
+
+/**
+ * Every phrase key a run of at most `maxWords` consecutive words of the text makes: the keys
+ * a name or alias mentioned in it (containsPhrase) can have.
+ */
+export function textPhrases(text: string, maxWords: number): string[] {
+  const w = words(text);
+  const out = new Set<string>();
+  for (let i = 0; i < w.length; i++) {
+    let key = "";
+    for (let n = 1; n <= maxWords && i + n <= w.length; n++) {
+      key = n === 1 ? (w[i] as string) : `${key} ${w[i + n - 1]}`;
+      out.add(key);
+    }
+  }
+  return [...out];
+}
+
 /**
  * Scores a task against the caller's visible graph. `focusId`, when given, is scored whatever
  * its signals and link state and ranked among the candidates (rank null if no signal nominates
  * it): the receipt link_task_entity records.
+ *
+ * `candidates`, when given, are the only entities scored and ranked (discovery passes the
+ * entities the task's text mentions, found through the phrase index): each is scored exactly
+ * as in the full pass, except that its observation words come from its own observations
+ * (the full pass reads at most MAX_OBSERVATION_ROWS over all entities) and ranks count only
+ * the candidates. Without them, every visible live entity is read (suggest_task_links).
  */
-export async function scoreTask(db: Db, caller: Caller, task: TaskRow, focusId?: string): Promise<Scoring> {
+export async function scoreTask(
+  db: Db,
+  caller: Caller,
+  task: TaskRow,
+  focusId?: string,
+  candidates?: EntityLite[],
+): Promise<Scoring> {
   const gs = graphScopeOf(caller);
-  const text = [task.title, task.description, task.notes].filter((x): x is string => !!x).join("\n");
+  const text = taskText(task);
   const key = phrase(text);
   const terms = taskKeywords(text);
   const termSet = new Set(terms);
 
-  const entities = await visibleEntities(db, gs);
+  const entities = candidates ?? (await visibleEntities(db, gs));
   const byId = new Map(entities.map((e) => [e.id, e]));
+  // With candidates only, other entities (linked ones, graph paths) are looked up when met.
+  const hidden = new Set<string>();
+  const see = async (ids: Iterable<string>) => {
+    if (!candidates) return;
+    const unknown = [...new Set(ids)].filter((id) => !byId.has(id) && !hidden.has(id));
+    if (unknown.length === 0) return;
+    for (const e of await visibleEntitiesByIds(db, gs, unknown)) byId.set(e.id, e);
+    for (const id of unknown) if (!byId.has(id)) hidden.add(id);
+  };
 
   // Observation words, only for entities whose observations mention a task keyword.
   const obsWords = new Map<string, Set<string>>();
   const prefilter = terms.slice(0, PREFILTER_KEYWORDS);
-  for (const o of await observationHits(db, gs, prefilter, MAX_OBSERVATION_ROWS)) {
+  const only = candidates?.map((e) => e.id);
+  for (const o of await observationHits(db, gs, prefilter, MAX_OBSERVATION_ROWS, only)) {
     const set = obsWords.get(o.entity_id) ?? new Set<string>();
     for (const w of keywords(o.content)) set.add(w);
     obsWords.set(o.entity_id, set);
@@ -124,11 +169,14 @@ export async function scoreTask(db: Db, caller: Caller, task: TaskRow, focusId?:
 
   // Meta-paths from the entities the task already links to (visible ones only).
   const links = await linksOfTask(db, gs.profile, task.id);
+  await see(links.filter((l) => l.status === "active").map((l) => l.entity_id));
   const linked = new Set(links.filter((l) => l.status === "active" && byId.has(l.entity_id)).map((l) => l.entity_id));
   const graph = new Map<string, { raw: number; reasons: string[] }>();
   const hop = async (from: Set<string>, raw: number, label: string, skip: Set<string>) => {
     const reached = new Set<string>();
-    for (const r of await relationsTouching(db, gs.profile, [...from])) {
+    const relations = await relationsTouching(db, gs.profile, [...from]);
+    await see(relations.flatMap((r) => [r.from_id, r.to_id]));
+    for (const r of relations) {
       const pairs: [string, string][] = [
         [r.from_id, r.to_id],
         [r.to_id, r.from_id],

@@ -17,8 +17,9 @@ import {
   UNDO_AUTO_TOOL,
 } from "./model.ts";
 import type { TaskLinkRow } from "./schema.ts";
-import { type Scoring, type Suggestion, scoreTask } from "./scorer.ts";
+import { type Scoring, type Suggestion, scoreTask, taskText, textPhrases } from "./scorer.ts";
 import {
+  entitiesByPhrases,
   entityTasks,
   GONE,
   insertDecision,
@@ -26,6 +27,7 @@ import {
   labelCounts,
   linkOf,
   linksOfTask,
+  longestPhrase,
   taskLinks,
   updateLink,
   visibleEntity,
@@ -98,7 +100,7 @@ function receipt(s: Suggestion): string {
 }
 
 async function labelProgress(trx: Trx, caller: Caller) {
-  const { accepted, rejected } = await labelCounts(trx, scopeOf(caller));
+  const { accepted, rejected } = await labelCounts(trx, graphScopeOf(caller));
   return { accepted, rejected, total: accepted + rejected };
 }
 
@@ -311,6 +313,43 @@ export async function suggestTaskLinks(ctx: ShampooCtx, a: Record<string, unknow
   });
 }
 
+/**
+ * The suggestions discovery turns into auto links: a name or alias mention, a score of at least
+ * AUTO_LINK_MIN_SCORE, no link row for the pair yet; at most AUTO_LINK_MAX_PER_PASS, best first.
+ *
+ * `index` (what task writes run) scores only the entities the text mentions, found through the
+ * phrase index of names and aliases (graph/schema.ts 012): the cost follows the task's text, not
+ * the size of the graph (measured: bench/task-writes.ts). `scan` scores every visible entity, the
+ * plain path the index must agree with (test/links-discovery.test.ts compares them on random
+ * graphs). They pick the same entities with the same scores; `rank` counts the mentioned
+ * candidates only on the index path.
+ */
+export async function discoveryPicks(
+  db: Trx | ShampooCtx["database"]["db"],
+  caller: Caller,
+  task: TaskRow,
+  path: "index" | "scan",
+): Promise<Suggestion[]> {
+  let candidates: Awaited<ReturnType<typeof entitiesByPhrases>> | undefined;
+  if (path === "index") {
+    const gs = graphScopeOf(caller);
+    const longest = await longestPhrase(db, gs.profile);
+    const phrases = longest === 0 ? [] : textPhrases(taskText(task), longest);
+    candidates = phrases.length === 0 ? [] : await entitiesByPhrases(db, gs, phrases);
+    if (candidates.length === 0) return [];
+  }
+  const scoring = await scoreTask(db, caller, task, undefined, candidates);
+  const taken = new Set((await linksOfTask(db, caller.profile, task.id)).map((l) => l.entity_id));
+  return scoring.suggestions
+    .filter(
+      (s) =>
+        (s.signals.raw.exact_name === 1 || s.signals.raw.alias === 1) &&
+        s.score >= AUTO_LINK_MIN_SCORE &&
+        !taken.has(s.entity_id),
+    )
+    .slice(0, AUTO_LINK_MAX_PER_PASS);
+}
+
 export interface DiscoveredLink {
   link_id: string;
   entity_id: string;
@@ -331,16 +370,7 @@ export async function discoverLinks(ctx: ShampooCtx, trx: Trx, taskId: string): 
   const caller = ctx.caller;
   const task = await visibleTask(trx, scopeOf(caller), taskId, false);
   if (!task || GONE.includes(task.status)) return [];
-  const scoring = await scoreTask(trx, caller, task);
-  const taken = new Set((await linksOfTask(trx, caller.profile, task.id)).map((l) => l.entity_id));
-  const picks = scoring.suggestions
-    .filter(
-      (s) =>
-        (s.signals.raw.exact_name === 1 || s.signals.raw.alias === 1) &&
-        s.score >= AUTO_LINK_MIN_SCORE &&
-        !taken.has(s.entity_id),
-    )
-    .slice(0, AUTO_LINK_MAX_PER_PASS);
+  const picks = await discoveryPicks(trx, caller, task, "index");
   const now = ctx.clock.now();
   const at = iso(now);
   const out: DiscoveredLink[] = [];

@@ -46,24 +46,79 @@ export type EntityLite = Pick<
   "id" | "name" | "name_norm" | "entity_type" | "project" | "created_by" | "created_at" | "alias_text"
 >;
 
+const LITE_COLUMNS = [
+  "e.id",
+  "e.name",
+  "e.name_norm",
+  "e.entity_type",
+  "e.project",
+  "e.created_by",
+  "e.created_at",
+  "e.alias_text",
+] as const;
+
 /** Every live entity the caller may see in the profile: the scorer's candidate universe. */
 export async function visibleEntities(db: Db, gs: GraphScope): Promise<EntityLite[]> {
   return db
     .selectFrom("shampoo_entities as e")
-    .select([
-      "e.id",
-      "e.name",
-      "e.name_norm",
-      "e.entity_type",
-      "e.project",
-      "e.created_by",
-      "e.created_at",
-      "e.alias_text",
-    ])
+    .select(LITE_COLUMNS)
     .where("e.profile", "=", gs.profile)
     .where(liveSql("e", gs))
     .orderBy("e.id")
     .execute();
+}
+
+/** The live entities among `ids` that the caller may see. */
+export async function visibleEntitiesByIds(db: Db, gs: GraphScope, ids: string[]): Promise<EntityLite[]> {
+  const out: EntityLite[] = [];
+  const distinct = [...new Set(ids)];
+  for (let i = 0; i < distinct.length; i += 500) {
+    out.push(
+      ...(await db
+        .selectFrom("shampoo_entities as e")
+        .select(LITE_COLUMNS)
+        .where("e.id", "in", distinct.slice(i, i + 500))
+        .where("e.profile", "=", gs.profile)
+        .where(liveSql("e", gs))
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** The most words a name or alias of the profile has (0 for an empty graph): the phrase index, 012. */
+export async function longestPhrase(db: Db, profile: string): Promise<number> {
+  // ORDER BY … LIMIT 1 reads one entry of shampoo_entity_phrases_words; max() with a WHERE would
+  // not use the index's order on SQLite and would read every phrase of the profile.
+  const r = await db
+    .selectFrom("shampoo_entity_phrases")
+    .select("words")
+    .where("profile", "=", profile)
+    .orderBy("words", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return Number(r?.words ?? 0);
+}
+
+/**
+ * Live entities the caller may see whose name or an alias has one of the phrase keys given (the
+ * phrase index, graph/schema.ts 012): one index probe per phrase, whatever the size of the graph.
+ */
+export async function entitiesByPhrases(db: Db, gs: GraphScope, phrases: string[]): Promise<EntityLite[]> {
+  const out = new Map<string, EntityLite>();
+  for (let i = 0; i < phrases.length; i += 500) {
+    const rows = await db
+      .selectFrom("shampoo_entity_phrases as p")
+      .innerJoin("shampoo_entities as e", "e.id", "p.entity_id")
+      .select(LITE_COLUMNS)
+      .where("p.profile", "=", gs.profile)
+      .where("p.phrase", "in", phrases.slice(i, i + 500))
+      .where("e.profile", "=", gs.profile)
+      .where(liveSql("e", gs))
+      .execute();
+    for (const r of rows) out.set(r.id, r);
+  }
+  return [...out.values()];
 }
 
 /**
@@ -75,12 +130,14 @@ export async function observationHits(
   gs: GraphScope,
   terms: string[],
   limit: number,
+  entityIds?: string[],
 ): Promise<{ entity_id: string; content: string }[]> {
-  if (terms.length === 0) return [];
+  if (terms.length === 0 || entityIds?.length === 0) return [];
   return db
     .selectFrom("shampoo_observations as o")
     .innerJoin("shampoo_entities as e", "e.id", "o.entity_id")
     .select(["o.entity_id", "o.content"])
+    .$if(entityIds !== undefined, (q) => q.where("o.entity_id", "in", entityIds as string[]))
     .where("o.profile", "=", gs.profile)
     .where("o.status", "=", "active")
     .where(liveSql("e", gs))
@@ -91,23 +148,26 @@ export async function observationHits(
     .execute();
 }
 
-/** Live relations touching any of `ids` (endpoint visibility is checked by the caller). */
+/**
+ * Live relations touching any of `ids` (endpoint visibility is checked by the caller). Written as
+ * a UNION of the two endpoint lookups (shampoo_relations_from / _to): with `from_id IN … OR
+ * to_id IN …` SQLite walks every relation of the profile instead (a cost that grows with the
+ * graph, inside task writes). A relation is one row per triple, so UNION drops nothing.
+ */
 export async function relationsTouching(
   db: Db,
   profile: string,
   ids: string[],
 ): Promise<{ from_id: string; to_id: string; relation_type: string }[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom("shampoo_relations")
-    .select(["from_id", "to_id", "relation_type"])
-    .where("profile", "=", profile)
-    .where("status", "=", "active")
-    .where((eb) => eb.or([eb("from_id", "in", ids), eb("to_id", "in", ids)]))
-    .orderBy("relation_type")
-    .orderBy("from_id")
-    .orderBy("to_id")
-    .execute();
+  const side = (col: "from_id" | "to_id") =>
+    db
+      .selectFrom("shampoo_relations")
+      .select(["from_id", "to_id", "relation_type"])
+      .where(col, "in", ids)
+      .where("status", "=", "active")
+      .where("profile", "=", profile);
+  return side("from_id").union(side("to_id")).orderBy("relation_type").orderBy("from_id").orderBy("to_id").execute();
 }
 
 /** Every link row of a task (active and removed). */
@@ -153,16 +213,21 @@ export async function latestDecisions(db: Db, profile: string, taskId: string): 
 }
 
 /**
- * Evaluation labels so far: the latest decision of every pair whose task the caller may see,
- * counted by decision.
+ * Evaluation labels so far: the latest decision of every pair whose task and entity the caller
+ * may both see (a live entity inside its grants and visibility), counted by decision. A pair
+ * with an invisible side is not counted: otherwise the count would move with decisions on
+ * entities the caller cannot see (an existence oracle).
  */
-export async function labelCounts(db: Db, s: Scope): Promise<{ accepted: number; rejected: number }> {
+export async function labelCounts(db: Db, gs: GraphScope): Promise<{ accepted: number; rejected: number }> {
   const rows = await db
     .selectFrom("shampoo_link_decisions as d")
     .innerJoin("shampoo_tasks as t", (j) => j.onRef("t.id", "=", "d.task_id").onRef("t.profile", "=", "d.profile"))
+    .innerJoin("shampoo_entities as e", "e.id", "d.entity_id")
     .select(["d.decision", (eb) => eb.fn.countAll<number>().as("n")])
-    .where("d.profile", "=", s.profile)
-    .where(taskInScope("t", s))
+    .where("d.profile", "=", gs.profile)
+    .where(taskInScope("t", gs))
+    .where("e.profile", "=", gs.profile)
+    .where(liveSql("e", gs))
     .where((eb) =>
       eb.not(
         eb.exists(

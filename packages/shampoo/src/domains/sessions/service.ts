@@ -23,7 +23,6 @@ import {
   openTasks,
   recallSessions,
   recentTaskEvents,
-  sessionIdTaken,
   updateSession,
 } from "./store.ts";
 
@@ -71,15 +70,18 @@ async function saveEvent(
 }
 
 /**
- * Create-or-update by id in one transaction. A fresh id is assigned when none is given. An id
- * held by a session the caller may not touch (another owner without star, or a project outside
- * the grants) answers "session not found", exactly like a denied update. Updates keep the prior
- * project, summary and files wherever the call supplies nothing (empty and null supply nothing);
- * ended_at is stamped to now on both paths. Saving an ended session renews it (state live).
+ * Create (no id given) or update (an id given) in one transaction. An explicit id names a
+ * session to update: one no session holds, one held by another principal (without star), one
+ * whose project left the grants, and one in another profile all answer "session not found", the
+ * same bytes, and change nothing. (Creating under an unknown explicit id, as before, answered
+ * differently from a foreign id: an existence oracle.) Updates keep the prior project, summary
+ * and files wherever the call supplies nothing (empty and null supply nothing); ended_at is
+ * stamped to now on both paths. Saving an ended session renews it (state live).
  */
 export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const explicit = !blank(a.session_id);
   let id: string;
-  if (blank(a.session_id)) id = randomUUID();
+  if (!explicit) id = randomUUID();
   else {
     const parsed = parseSessionId(String(a.session_id));
     if (parsed === null) throw malformedSession();
@@ -111,7 +113,7 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
       await updateSession(trx, old.profile, id, set);
       return { action: "updated", session_id: id };
     }
-    if (await sessionIdTaken(trx, ctx.caller.profile, id)) throw sessionNotFound();
+    if (explicit) throw sessionNotFound();
     // An omitted project on creation is an untagged write: it needs the untagged grant.
     if (!projectGiven && !canWrite(ctx.caller, null)) throw scopeDenied();
     const row: SessionRow = {
@@ -130,7 +132,7 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
       last_event_id: "",
     };
     row.last_event_id = await saveEvent(ctx, trx, now, null, row, "create", a);
-    // Lost a race for the same explicit id: the other create won; answer like any taken id.
+    // A fresh v4 id: a collision is as good as impossible; if it happens, nothing is written.
     if (!(await insertSession(trx, row))) throw sessionNotFound();
     return { action: "created", session_id: id };
   });

@@ -41,24 +41,7 @@ export async function getSession(
   return q.executeTakeFirst();
 }
 
-/**
- * Whether the id is taken in the profile by anyone. Used only to refuse a create over someone
- * else's session (answered "session not found", same as a denied update); never returned.
- */
-export async function sessionIdTaken(db: Db, profile: string, id: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("shampoo_sessions")
-    .select("session_id")
-    .where("profile", "=", profile)
-    .where("session_id", "=", id)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Inserts a new session; false when the id was taken meanwhile (a concurrent create of the same
- * explicit id: PostgreSQL waits for the other transaction, then skips the row).
- */
+/** Inserts a new session under a fresh id; false if the id was somehow taken (nothing written). */
 export async function insertSession(trx: Transaction<ShampooDB>, row: SessionRow): Promise<boolean> {
   const r = await trx
     .insertInto("shampoo_sessions")

@@ -21,7 +21,7 @@ import {
   shownRanked,
 } from "./ready.ts";
 import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
-import { scoped, scopedForText, scopedIds } from "./store.ts";
+import { maskParents, scoped, scopedForText, scopedIds, visibleTaskIds } from "./store.ts";
 
 /**
  * The read side of tasks and notes: query_tasks, find_by_title, task_digest, ready_context.
@@ -186,8 +186,11 @@ function dueAscending(sortBy: unknown, order: OrderTerm[]): boolean {
 }
 
 export const QUERY_LIMIT = { min: 1, max: 200, default: 50 };
-/** query_tasks's equality filters on a column of the same name. */
-const EQUALITY_FILTERS = ["priority", "section", "type", "parent_id"] as const;
+/**
+ * query_tasks's equality filters on a column of the same name. assignee matches the stored value
+ * exactly (assign_task stores it verbatim): an agent finds what was assigned to it.
+ */
+const EQUALITY_FILTERS = ["priority", "section", "type", "parent_id", "assignee"] as const;
 /** From this many matches on, a page is read in order (walking shampoo_tasks_order by default). */
 const ORDER_WALK_MIN = 1000;
 const NOTES_CELL_MAX = 80;
@@ -311,8 +314,16 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
 
   const scope = scopeOf(ctx.caller);
   return ctx.database.read(async (db) => {
+    // A parent the caller cannot see filters like one that does not exist: nothing matches.
+    const parent = a.parent_id;
+    if (typeof parent === "string" && !(await visibleTaskIds(db, dialect, scope, [parent])).has(parent)) {
+      return emptyPage(0, offset, limit);
+    }
+    // The narrow copy scopedForText reads holds no assignee: that filter reads the task table
+    // (same rowid, so the full-text join is unchanged).
+    const narrow = fts !== undefined && typeof a.assignee !== "string";
     const base = (walking = false) =>
-      (fts ? scopedForText(db, dialect, scope) : scoped(db, scope))
+      (narrow ? scopedForText(db, dialect, scope) : scoped(db, scope))
         .$if(fts?.join !== undefined, (qb) =>
           qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
         )
@@ -387,7 +398,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
     }
     if (rows.length === 0) return emptyPage(total, offset, limit);
 
-    const tasks = rows.map((r) => {
+    const tasks = (await maskParents(db, dialect, scope, rows)).map((r) => {
       const { fts_rank, total_count: _t, ...row } = r;
       const view = a.summary_only === true ? summaryView(row) : taskView(row);
       if (fts) view.rank = roundRank(fts_rank);
@@ -792,13 +803,18 @@ export async function readyContextWith(
     // index alone, in order; the text a record shows (title, last event) is read below for the
     // few records the result shows.
     const live = (
-      await scoped(db, scope)
-        .where("status", "in", LIVE_STATUSES)
-        .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
-        .select(SCORING_COLUMNS)
-        .orderBy(sql.join(DEFAULT_ORDER))
-        .limit(cap)
-        .execute()
+      await maskParents(
+        db,
+        dialect,
+        scope,
+        await scoped(db, scope)
+          .where("status", "in", LIVE_STATUSES)
+          .where("type", "in", includeReadings ? ["task", "note"] : ["task"])
+          .select(SCORING_COLUMNS)
+          .orderBy(sql.join(DEFAULT_ORDER))
+          .limit(cap)
+          .execute(),
+      )
     ).map(unread);
 
     // Structural blockers come only from visible rows: an invisible subtask never blocks (and so
@@ -830,6 +846,7 @@ export async function readyContextWith(
         .orderBy(sql.join([sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]))
         .limit(limit)
         .execute()) as ReadyRow[];
+      finished = await maskParents(db, dialect, scope, finished);
     }
 
     const input: ReadyInput = { now, includeReadings, limit, live, openSubtasks, parentStatus, finished };
@@ -842,7 +859,7 @@ export async function readyContextWith(
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
       const chunk = ids.slice(i, i + IN_CHUNK);
       const rows = (await scopedIds(db, dialect, scope, chunk).select(TASK_COLUMNS).execute()) as TaskRow[];
-      for (const r of rows) full.set(r.id, r);
+      for (const r of await maskParents(db, dialect, scope, rows)) full.set(r.id, r);
     }
     for (const r of shown) {
       const { description: _d, notes: _n, ...row } = full.get(r.row.id) ?? { ...r.row, description: null, notes: null };
@@ -1005,7 +1022,7 @@ async function readyTop(
   )
     .select(READY_COLUMNS)
     .execute()) as ReadyRow[];
-  for (const r of rows) full.set(r.id, r);
+  for (const r of await maskParents(db, dialect, scope, rows)) full.set(r.id, r);
   const candidates = top.map((k) => full.get(k.id)).filter((r): r is ReadyRow => r !== undefined);
   const input: ReadyInput = {
     now,

@@ -43,9 +43,10 @@ function given(v: unknown): string | undefined {
 
 /**
  * A parent must be visible to the caller (otherwise: Task not found, same as missing). For an
- * existing task, the parent must not be the task itself or one of its descendants: the chain is
- * walked inside the profile regardless of grants, since a cycle through content the caller
- * cannot see is still a cycle.
+ * existing task, the parent must not be the task itself or one of its visible descendants. The
+ * chain is walked through tasks the caller may see and stops at the first it may not: refusing
+ * because of content outside the grants would reveal it (no existence oracle). A loop closed
+ * only through invisible tasks is therefore possible; nothing walks a chain without a seen-set.
  */
 async function checkParent(ctx: ShampooCtx, trx: Trx, parentId: string, selfId?: string): Promise<void> {
   if (!isUuid(parentId)) throw notFound("Task");
@@ -57,7 +58,7 @@ async function checkParent(ctx: ShampooCtx, trx: Trx, parentId: string, selfId?:
     if (cursor === selfId) throw invalid("parent_id would make a cycle");
     if (seen.has(cursor)) break; // an older cycle elsewhere in the chain: not this task's
     seen.add(cursor);
-    cursor = await parentOf(trx, ctx.caller.profile, cursor);
+    cursor = await parentOf(trx, scopeOf(ctx.caller), cursor);
   }
 }
 

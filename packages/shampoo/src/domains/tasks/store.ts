@@ -62,17 +62,44 @@ export async function getTask(
 }
 
 /**
- * The parent of a task inside the profile, whatever its project: cycle checks must follow the
- * whole chain, including links through content the caller cannot see. Never returned to callers.
+ * The parent of a task the caller may see (undefined for a task it may not see or that does not
+ * exist). The cycle walk follows only visible tasks: refusing a move because of a chain through
+ * content the caller cannot see would reveal that content (an existence oracle).
  */
-export async function parentOf(db: Db, profile: string, id: string): Promise<string | null | undefined> {
-  const row = await db
-    .selectFrom("shampoo_tasks")
-    .select("parent_id")
-    .where("profile", "=", profile)
-    .where("id", "=", id)
-    .executeTakeFirst();
+export async function parentOf(db: Db, scope: Scope, id: string): Promise<string | null | undefined> {
+  const row = await scoped(db, scope).select("parent_id").where("id", "=", id).executeTakeFirst();
   return row?.parent_id;
+}
+
+/** How many ids one IN list carries (SQLite binds at most 32,766 values; plans stay short). */
+const IN_CHUNK = 500;
+
+/** The ids among `ids` of tasks the caller may see. */
+export async function visibleTaskIds(db: Db, dialect: DialectName, scope: Scope, ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const distinct = [...new Set(ids)];
+  for (let i = 0; i < distinct.length; i += IN_CHUNK) {
+    const chunk = distinct.slice(i, i + IN_CHUNK);
+    for (const r of await scopedIds(db, dialect, scope, chunk).select("shampoo_tasks.id").execute()) out.add(r.id);
+  }
+  return out;
+}
+
+/**
+ * Rows as the caller may read them: a parent the caller cannot see shows as parent_id null, the
+ * same bytes as a task without a parent (a foreign parent's id is not the caller's to learn).
+ */
+export async function maskParents<T extends { parent_id: string | null }>(
+  db: Db,
+  dialect: DialectName,
+  scope: Scope,
+  rows: T[],
+): Promise<T[]> {
+  if (scope.projects === null && scope.untagged) return rows; // sees the whole profile
+  const parents = rows.map((r) => r.parent_id).filter((p): p is string => p !== null);
+  if (parents.length === 0) return rows;
+  const seen = await visibleTaskIds(db, dialect, scope, parents);
+  return rows.map((r) => (r.parent_id === null || seen.has(r.parent_id) ? r : { ...r, parent_id: null }));
 }
 
 /**

@@ -13,6 +13,11 @@ export const query_tasks = tool({
   description:
     "Lists live tasks and notes with combined filters, full-text search, sorting and paging; every non-empty page ships a markdown table. Finished work (done, archived, cancelled) stays out unless status or include_completed asks for it; overdue_only never shows finished work. search ranks matches by relevance (title above description above notes/project) and adds a per-item rank. Only content inside your project grants is searched or counted: an out-of-scope filter reads as No tasks match.",
   inputSchema: input({
+    assignee: {
+      type: "string",
+      maxLength: 200,
+      description: "Only content assigned to exactly this value, as assign_task stored it (case and spaces count).",
+    },
     include_completed: { ...P.bool, description: "Also list done, archived and cancelled content (default false)." },
     limit: {
       ...P.limit,
