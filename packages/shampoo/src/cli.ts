@@ -328,7 +328,7 @@ async function serve(values: Values): Promise<number> {
       ...(access.kind === "tokens"
         ? {
             authenticate: (req) => {
-              const p = authenticateBearer(access.config, req.headers.authorization);
+              const p = authenticateBearer(access.config, req.headers.get("authorization") ?? undefined);
               return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
             },
           }

@@ -1,10 +1,16 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { createMcpServer, type McpServerOptions } from "../server.ts";
 
-/** Serves one MCP session over stdin/stdout. Logs go to stderr; stdout belongs to the protocol. */
+/**
+ * Serves MCP over stdin/stdout, both eras: the SDK's entry reads the opening exchange — an
+ * `initialize` pins a 2025-era instance for the connection, a request carrying the 2026-07-28
+ * `_meta` envelope (or `server/discover`) is served per request — and answers an unsupported
+ * revision with the specified error listing the supported ones. Logs go to stderr; stdout
+ * belongs to the protocol.
+ */
 export async function serveStdio<Ctx>(opts: McpServerOptions<Ctx>): Promise<{ close(): Promise<void> }> {
-  const server = createMcpServer(opts, { sessionId: "stdio", transport: "stdio" });
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  return { close: () => server.close() };
+  const handle = sdkServeStdio(() => createMcpServer(opts, { sessionId: "stdio", transport: "stdio" }), {
+    onerror: (e) => process.stderr.write(`mcp stdio: ${e.message}\n`),
+  });
+  return { close: () => handle.close() };
 }
