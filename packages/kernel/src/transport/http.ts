@@ -12,6 +12,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMcpServer, type McpServerOptions, type SessionSeed } from "../server.ts";
 import { type AdmissionLimits, Admitter } from "./admission.ts";
+import { malformedToolsCall } from "./guard.ts";
 import { SessionSigner } from "./sessions.ts";
 
 /** A product's own HTTP routes (public endpoints, pages): registers them on the app, one call per module. */
@@ -222,6 +223,8 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
     if (Array.isArray(body) && body.length === 0) {
       return rpcError(400, -32600, "Invalid Request: an empty JSON-RPC batch");
     }
+    const malformed = malformedToolsCall(body);
+    if (malformed) return new Response(JSON.stringify(malformed), { headers: { "content-type": "application/json" } });
     const authInfo = auth ? { authInfo: auth } : {};
 
     if (!(await isLegacyRequest(c.req.raw, body, { maxRequestBodySize: opts.maxRequestBytes }))) {

@@ -1,5 +1,19 @@
-import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { createMcpServer, type McpServerOptions } from "../server.ts";
+import { malformedToolsCall } from "./guard.ts";
+
+/** stdio with malformed tools/call requests answered in one sentence (guard.ts). */
+class GuardedStdio extends StdioServerTransport {
+  override async start(): Promise<void> {
+    const inner = this.onmessage;
+    this.onmessage = (message) => {
+      const refused = malformedToolsCall(message);
+      if (refused) void this.send(refused as Parameters<StdioServerTransport["send"]>[0]);
+      else inner?.(message);
+    };
+    await super.start();
+  }
+}
 
 /**
  * Serves MCP over stdin/stdout, both eras: the SDK's entry reads the opening exchange — an
@@ -10,6 +24,7 @@ import { createMcpServer, type McpServerOptions } from "../server.ts";
  */
 export async function serveStdio<Ctx>(opts: McpServerOptions<Ctx>): Promise<{ close(): Promise<void> }> {
   const handle = sdkServeStdio(() => createMcpServer(opts, { sessionId: "stdio", transport: "stdio" }), {
+    transport: new GuardedStdio(),
     onerror: (e) => process.stderr.write(`mcp stdio: ${e.message}\n`),
   });
   return { close: () => handle.close() };
