@@ -143,7 +143,13 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
   const signer = new SessionSigner(opts.sessionSecret, opts.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS);
   const newSessions = new Admitter(opts.sessionLimits ?? DEFAULT_SESSION_LIMITS, "new MCP sessions");
   const admission = opts.admission ? new Admitter(opts.admission, "requests") : undefined;
-  const onerror = (e: Error) => process.stderr.write(`mcp http: ${e.message}\n`);
+  // Requests the SDK refuses (a bad envelope, an unknown version) are the client's error, answered
+  // on the wire; only the rest is worth a line on stderr.
+  const onerror = (e: Error) => {
+    if (!/^(Rejected inbound request|Unsupported protocol version)/.test(e.message)) {
+      process.stderr.write(`mcp http: ${e.message}\n`);
+    }
+  };
 
   const modern = createMcpHandler(
     (ctx) =>
