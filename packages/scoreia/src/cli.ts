@@ -81,7 +81,7 @@ export const EXIT = {
 
 /** Options each command accepts (besides --help). */
 const ACCEPTS: Record<string, string[]> = {
-  serve: ["http", "port", "host", "db", "data-dir", "signer"],
+  serve: ["http", "port", "host", "db", "data-dir", "signer", "public-origin", "admission"],
   signer: ["socket", "data-dir"],
   keys: ["data-dir"],
   verify: ["server", "keys", "json", "db", "data-dir"],
