@@ -1,27 +1,40 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
+  CLIENT_INFO_META_KEY,
   type Implementation,
-  ListToolsRequestSchema,
-  type LoggingLevel,
-  LoggingLevelSchema,
-  SetLevelRequestSchema,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { type ToolRegistry, UnknownToolError } from "./tools/registry.ts";
 
-/** What a product learns about the MCP session a call arrives on. */
+/**
+ * The protocol revisions both servers answer (docs/http.md "Protocol eras"): 2026-07-28 per
+ * request (no handshake, `_meta` envelope), the 2025 revisions through `initialize`.
+ */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+
+/** What a product learns about the MCP exchange a call arrives on. */
 export interface SessionInfo {
-  /** "stdio", or the Streamable HTTP session id. */
+  /**
+   * "stdio", the 2025-era Streamable HTTP session id, or "stateless" for a 2026-07-28 HTTP
+   * request (that revision has no session; state lives in handles passed as arguments).
+   */
   sessionId: string;
   transport: "stdio" | "http" | "memory";
-  /** MCP clientInfo as the client sent it at initialize (an observation, never a claim). */
+  /**
+   * MCP clientInfo as the client sent it: at initialize (2025 era), or in this request's `_meta`
+   * (2026-07-28). An observation, never a claim.
+   */
   clientInfo(): Implementation | undefined;
+  /** The revision this request was served under, when known. */
+  protocolVersion?: string;
   /** `_meta` of the current tools/call request, if any. */
   meta?: Record<string, unknown>;
-  /** What the HTTP layer authenticated for this session (serveHttp `authenticate`), if anything. */
+  /** What the HTTP layer authenticated for this request (serveHttp `authenticate`), if anything. */
   auth?: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
   /** Send a log notification honouring the level the client set (logging capability). */
   log(level: "debug" | "info" | "notice" | "warning" | "error", data: unknown): Promise<void>;
@@ -38,15 +51,32 @@ export interface McpServerOptions<Ctx> {
   context(session: SessionInfo): Ctx | Promise<Ctx>;
 }
 
+/** What the transport knows of the exchange before any request arrives. */
+export interface SessionSeed {
+  sessionId: string;
+  transport: SessionInfo["transport"];
+  /** clientInfo learnt elsewhere (a 2025 session id carries the one sent at initialize). */
+  clientInfo?: Implementation;
+  auth?: SessionInfo["auth"];
+}
+
+function isImplementation(v: unknown): v is Implementation {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as Implementation).name === "string" &&
+    typeof (v as Implementation).version === "string"
+  );
+}
+
 /**
- * The low-level SDK Server with our own registry. (McpServer would wrap tool failures and
- * unknown names the wrong way round: unknown names must be JSON-RPC -32602, known-tool
- * failures `isError: true` results.)
+ * The low-level SDK (v2) Server with our own registry; the same instance shape serves both eras
+ * (the serving entry binds it to one). McpServer would wrap tool failures and unknown names the
+ * wrong way round: unknown names must be JSON-RPC -32602, known-tool failures `isError: true`.
+ * tools/list is the registry's order, fixed at build time (2026-07-28 asks for a deterministic
+ * order so clients can cache it).
  */
-export function createMcpServer<Ctx>(
-  opts: McpServerOptions<Ctx>,
-  session: { sessionId: string; transport: SessionInfo["transport"] },
-): Server {
+export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionSeed): Server {
   const server = new Server(
     { name: opts.name, version: opts.version },
     {
@@ -64,34 +94,33 @@ export function createMcpServer<Ctx>(
     ...(t.annotations ? { annotations: t.annotations } : {}),
   }));
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const keep = opts.listFilter?.(extra.authInfo as SessionInfo["auth"]);
+  server.setRequestHandler("tools/list", async (_request, ctx) => {
+    const keep = opts.listFilter?.((ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth);
     return { tools: keep ? tools.filter((t) => keep(t.name)) : tools };
   });
 
-  // One Server per session, so the level the client set is simply this server's. (Replaces the
-  // SDK's own setLevel handler: its level map only serves sendLoggingMessage, which we avoid.)
-  let minLevel: LoggingLevel | undefined;
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minLevel = request.params.level;
-    return {};
-  });
-  const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;
+    const meta = _meta as Record<string, unknown> | undefined;
+    // 2026-07-28: identity travels with each request; 2025: it was sent once, at initialize.
+    const fromMeta = meta?.[CLIENT_INFO_META_KEY];
+    const clientInfo = isImplementation(fromMeta) ? fromMeta : (server.getClientVersion() ?? seed.clientInfo);
+    const version = meta?.[PROTOCOL_VERSION_META_KEY];
+    const auth = (ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth;
     const info: SessionInfo = {
-      ...session,
-      clientInfo: () => server.getClientVersion(),
-      ...(_meta ? { meta: _meta as Record<string, unknown> } : {}),
-      ...(extra.authInfo ? { auth: extra.authInfo as SessionInfo["auth"] & object } : {}),
-      // Sent as related to this tools/call, so over Streamable HTTP it travels on the call's own
-      // response stream; server.sendLoggingMessage would use the optional standalone GET stream
-      // and silently drop the message when the client has none open.
-      log: async (level, data) => {
-        if (minLevel && severity(level) < severity(minLevel)) return;
-        await extra.sendNotification({ method: "notifications/message", params: { level, data } });
-      },
+      sessionId: seed.sessionId,
+      transport: seed.transport,
+      clientInfo: () => clientInfo,
+      ...(typeof version === "string"
+        ? { protocolVersion: version }
+        : server.getNegotiatedProtocolVersion()
+          ? { protocolVersion: server.getNegotiatedProtocolVersion() as string }
+          : {}),
+      ...(meta ? { meta } : {}),
+      ...(auth ? { auth } : {}),
+      // Related to this tools/call, so over Streamable HTTP it travels on the call's own response
+      // stream, filtered by the level the client set (logging/setLevel, or `_meta` in 2026).
+      log: (level, data) => ctx.mcpReq.log(level, data),
     };
     try {
       const out = await opts.registry.call(name, args ?? {}, opts.context(info));
@@ -102,9 +131,7 @@ export function createMcpServer<Ctx>(
       };
     } catch (e) {
       if (e instanceof UnknownToolError) {
-        // A plain error with a code: McpError would prefix its message ("MCP error -32602: …")
-        // and clients prefix it again on their side.
-        throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
       throw e;
     }

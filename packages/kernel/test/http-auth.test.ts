@@ -44,7 +44,7 @@ describe("HTTP hardening and authentication", () => {
       port: 0,
       maxRequestBytes: 4096,
       authenticate: (req) =>
-        req.headers.authorization === "Bearer good" ? { token: "good", clientId: "alice", scopes: [] } : null,
+        req.headers.get("authorization") === "Bearer good" ? { token: "good", clientId: "alice", scopes: [] } : null,
     });
     const denied = await fetch(h.url, {
       method: "POST",

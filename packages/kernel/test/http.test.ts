@@ -93,11 +93,12 @@ beforeEach(async () => {
     mcp: f.mcp,
     port: 0,
     maxRequestBytes: LIMITS.maxRequestBytes,
-    routes: async (_req, res, url) => {
-      routed.push(url.pathname);
-      if (url.pathname !== "/hello") return false;
-      res.writeHead(200, { "content-type": "text/plain" }).end("hello from the product");
-      return true;
+    routes: (app) => {
+      app.use("*", async (c, next) => {
+        if (c.req.path !== "/mcp") routed.push(c.req.path);
+        await next();
+      });
+      app.get("/hello", (c) => c.text("hello from the product"));
     },
   });
 });
@@ -111,8 +112,8 @@ describe("serveHttp: DNS-rebinding protection", () => {
     for (const host of [`127.0.0.1:${h.port}`, `localhost:${h.port}`, `[::1]:${h.port}`, `LOCALHOST:${h.port}`]) {
       const r = await raw(h, { headers: { host }, body: initialize() });
       expect(r.status, host).toBe(200);
+      expect(r.headers["mcp-session-id"]).toBeTruthy();
     }
-    expect(h.sessions()).toBe(4);
   });
 
   it("refuses a non-loopback Host with 403 and creates no session", async () => {
@@ -120,8 +121,8 @@ describe("serveHttp: DNS-rebinding protection", () => {
       const r = await raw(h, { headers: { host }, body: initialize() });
       expect(r.status, host).toBe(403);
       expect(r.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+      expect(r.headers["mcp-session-id"]).toBeUndefined();
     }
-    expect(h.sessions()).toBe(0);
   });
 
   it("refuses a loopback Host on another port (the page's origin is not us)", async () => {
@@ -133,8 +134,8 @@ describe("serveHttp: DNS-rebinding protection", () => {
     for (const origin of ["http://evil.example.com", `http://evil.example.com:${h.port}`, "null", "not a url"]) {
       const r = await raw(h, { headers: { origin }, body: initialize() });
       expect(r.status, origin).toBe(403);
+      expect(r.headers["mcp-session-id"]).toBeUndefined();
     }
-    expect(h.sessions()).toBe(0);
   });
 
   it("accepts a same-origin Origin", async () => {
@@ -186,7 +187,7 @@ describe("serveHttp: request size", () => {
     const padded = { ...init, params: { ...init.params, padding: "x".repeat(LIMITS.maxRequestBytes) } };
     const r = await raw(h, { body: padded });
     expect(r.status).toBe(413);
-    expect(h.sessions()).toBe(0);
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
   });
 
   it("accepts a body of exactly maxRequestBytes", async () => {
@@ -211,6 +212,15 @@ describe("serveHttp: sessions", () => {
 
   it("answers an unknown session id with 404 on GET, DELETE and POST", async () => {
     const headers = { "mcp-session-id": "00000000-0000-4000-8000-000000000000", accept: "text/event-stream" };
+    // A forged id: a real one with its payload changed keeps the signature of the original.
+    const real = (await rawSession(h))["mcp-session-id"] as string;
+    const [tag, payload, sig] = real.split(".");
+    const claims = JSON.parse(Buffer.from(payload as string, "base64url").toString());
+    const forged = `${tag}.${Buffer.from(JSON.stringify({ ...claims, e: claims.e + 1e9 })).toString("base64url")}.${sig}`;
+    expect(
+      (await raw(h, { headers: { "mcp-session-id": forged }, body: { jsonrpc: "2.0", id: 3, method: "tools/list" } }))
+        .status,
+    ).toBe(404);
     for (const method of ["GET", "DELETE"]) expect((await raw(h, { method, headers })).status, method).toBe(404);
     const post = await raw(h, {
       headers: { ...headers, accept: "application/json, text/event-stream" },
@@ -222,13 +232,24 @@ describe("serveHttp: sessions", () => {
   it("answers a POST without session that is not initialize with 400", async () => {
     const r = await raw(h, { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     expect(r.status).toBe(400);
-    expect(h.sessions()).toBe(0);
+    expect(r.json()).toMatchObject({ id: 1, error: { message: "Bad Request: no session; send initialize first" } });
   });
 
   it("answers a body that is not JSON with 400 parse error", async () => {
     const r = await raw(h, { body: "{not json" });
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it("answers GET and DELETE on a valid session with 405: no stream to resume, sessions end by expiry", async () => {
+    const session = await rawSession(h);
+    for (const method of ["GET", "DELETE"]) {
+      const r = await raw(h, { method, headers: { ...session, accept: "text/event-stream" } });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.allow).toBe("POST");
+    }
+    const still = await raw(h, { headers: session, body: { jsonrpc: "2.0", id: 4, method: "tools/list" } });
+    expect(still.status).toBe(200);
   });
 
   it("answers other methods on the MCP path with 405", async () => {
@@ -261,8 +282,7 @@ describe("serveHttp: a full SDK client session", () => {
     const transport = new StreamableHTTPClientTransport(new URL(h.url));
     await client.connect(transport);
     try {
-      expect(transport.sessionId).toBeTruthy();
-      expect(h.sessions()).toBe(1);
+      expect(transport.sessionId).toMatch(/^s1\./);
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain("echo");
 
@@ -271,7 +291,7 @@ describe("serveHttp: a full SDK client session", () => {
 
       const who = await client.callTool({ name: "whoami", arguments: {} });
       expect(who.structuredContent).toEqual({
-        sessionId: transport.sessionId,
+        sessionId: expect.stringMatching(/^[\w-]{22}$/),
         transport: "http",
         clientInfo: { name: "http-client", version: "2.0.0" },
         meta: null,
@@ -281,8 +301,8 @@ describe("serveHttp: a full SDK client session", () => {
       expect(failed.isError).toBe(true);
       await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({ code: -32602 });
 
+      // DELETE answers 405, which the client takes as "the server does not end sessions".
       await transport.terminateSession();
-      expect(h.sessions()).toBe(0);
     } finally {
       await client.close();
     }
@@ -299,8 +319,10 @@ describe("serveHttp: a full SDK client session", () => {
       expect(ta.sessionId).not.toBe(tb.sessionId);
       const wa = await a.callTool({ name: "whoami", arguments: {} });
       const wb = await b.callTool({ name: "whoami", arguments: {} });
-      expect(wa.structuredContent).toMatchObject({ sessionId: ta.sessionId, clientInfo: { name: "a" } });
-      expect(wb.structuredContent).toMatchObject({ sessionId: tb.sessionId, clientInfo: { name: "b" } });
+      const [sa, sb] = [wa, wb].map((w) => (w.structuredContent as { sessionId: string }).sessionId);
+      expect(sa).not.toBe(sb);
+      expect(wa.structuredContent).toMatchObject({ clientInfo: { name: "a" } });
+      expect(wb.structuredContent).toMatchObject({ clientInfo: { name: "b" } });
     } finally {
       await a.close();
       await b.close();
@@ -322,6 +344,7 @@ describe("serveHttp: product routes", () => {
     expect(r.status).toBe(404);
     expect(r.headers["content-type"]).toContain("application/json");
     expect(r.json()).toEqual({ error: "not_found", message: "No route for /cards/unknown" });
+    expect(r.headers["x-content-type-options"]).toBe("nosniff");
     expect(routed).toEqual(["/cards/unknown"]);
   });
 

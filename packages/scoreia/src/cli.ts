@@ -33,6 +33,10 @@ Usage:
       --signer unix:PATH signs cards through a separate \`scoreia signer\` process; while it is
       unreachable, seals answer signature_unavailable and cards wait (pending_signature) until
       a later seal signs them unchanged. Default: the key in <data-dir>/keys, in this process.
+      --public-origin URL: the origin shown in the pages' snippets and accepted as Host on /mcp.
+      --admission N,G,S: at most N requests per S seconds per client address and G in all over
+      HTTP (429 with Retry-After past them); default 600,6000,60; "off" to disable.
+      SCOREIA_SESSION_SECRET (≥ 32 bytes): shared by instances so any honours a 2025 session id.
   scoreia signer --socket PATH [--data-dir DIR]
       Hold the signing keys (<data-dir>/keys) in their own process and sign card statements
       for \`serve --signer unix:PATH\` over a Unix socket (mode 0600). Nothing else is signed.
@@ -85,7 +89,7 @@ export const EXIT = {
 
 /** Options each command accepts (besides --help). */
 const ACCEPTS: Record<string, string[]> = {
-  serve: ["http", "port", "host", "db", "data-dir", "signer"],
+  serve: ["http", "port", "host", "db", "data-dir", "signer", "public-origin", "admission"],
   signer: ["socket", "data-dir"],
   keys: ["data-dir"],
   verify: ["server", "keys", "json", "db", "data-dir"],
@@ -182,6 +186,8 @@ function parse(argv: string[]) {
       server: { type: "string" },
       keys: { type: "string" },
       json: { type: "boolean" },
+      "public-origin": { type: "string" },
+      admission: { type: "string" },
     },
   });
 }
@@ -239,6 +245,21 @@ function chooseSigner(values: Values): { signer: Signer; describe(): Promise<str
   return { signer: keyring, describe: async () => `signing key: ${keyring.currentKeyId} (in-process, ${keyring.dir})` };
 }
 
+/** `--admission PER_ADDRESS,GLOBAL,WINDOW_SECONDS` or `off`; default 600,6000,60 (HTTP only). */
+function parseAdmission(
+  spec: string | undefined,
+): { perAddress: number; global: number; windowSeconds: number } | null {
+  if (spec === "off") return null;
+  const [perAddress, global, windowSeconds] = (spec ?? "600,6000,60").split(",").map(Number);
+  const ok = [perAddress, global, windowSeconds].every((n) => Number.isInteger(n) && (n as number) > 0);
+  if (!ok || (spec ?? "").split(",").length > 3) {
+    throw new UsageError(
+      `--admission must be PER_ADDRESS,GLOBAL,WINDOW_SECONDS (positive integers) or off, got ${spec}`,
+    );
+  }
+  return { perAddress: perAddress as number, global: global as number, windowSeconds: windowSeconds as number };
+}
+
 async function serve(values: Values): Promise<number> {
   const port = values.port === undefined ? 8420 : Number(values.port);
   if (values.http && (!Number.isInteger(port) || port < 0 || port > 65535)) {
@@ -248,9 +269,14 @@ async function serve(values: Values): Promise<number> {
   const db = values.db ?? defaultDb(ensureDataDir(values));
   const { openChamber } = await import("./app.ts");
   const { serveHttp, serveStdio } = await import("kernel");
+  const admission = parseAdmission(values.admission);
+  const publicOrigin = values["public-origin"];
+  if (publicOrigin !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicOrigin)) {
+    throw new UsageError(`--public-origin must be an origin like https://chamber.example, got ${publicOrigin}`);
+  }
   let chamber: Awaited<ReturnType<typeof openChamber>>;
   try {
-    chamber = await openChamber({ db, signer });
+    chamber = await openChamber({ db, signer, ...(publicOrigin ? { publicOrigin } : {}) });
   } catch (e) {
     // One line (e.g. a postgres:// URL without a user), not a stack.
     serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
@@ -267,6 +293,11 @@ async function serve(values: Values): Promise<number> {
       maxRequestBytes: CURRENT_TOOLSET.limits.max_request_bytes,
       // The public read side (cards, proofs, keys, pages) on the same listener as /mcp.
       routes: chamber.routes,
+      // The public door: admission limits per client address and in all (docs/deploy.md).
+      ...(admission ? { admission } : {}),
+      ...(publicOrigin ? { allowedHosts: [new URL(publicOrigin).host] } : {}),
+      // Shared by every instance behind one endpoint, so any of them honours a 2025 session id.
+      ...(process.env.SCOREIA_SESSION_SECRET ? { sessionSecret: process.env.SCOREIA_SESSION_SECRET } : {}),
     });
     process.stdout.write(
       `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +

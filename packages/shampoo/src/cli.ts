@@ -366,10 +366,12 @@ async function serve(values: Values): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       maxRequestBytes: LIMITS.maxRequestBytes,
+      // Shared by every instance behind one endpoint, so any of them honours a 2025 session id.
+      ...(process.env.SHAMPOO_SESSION_SECRET ? { sessionSecret: process.env.SHAMPOO_SESSION_SECRET } : {}),
       ...(access.kind === "tokens"
         ? {
             authenticate: (req) => {
-              const p = authenticateBearer(access.config, req.headers.authorization);
+              const p = authenticateBearer(access.config, req.headers.get("authorization") ?? undefined);
               return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
             },
           }

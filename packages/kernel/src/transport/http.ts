@@ -1,13 +1,23 @@
-import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http";
+import type { Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type ServerType, serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import {
+  createMcpHandler,
+  type Implementation,
+  isLegacyRequest,
+  legacyStatelessFallback,
+} from "@modelcontextprotocol/server";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { logger } from "../log.ts";
-import { createMcpServer, type McpServerOptions } from "../server.ts";
+import { createMcpServer, type McpServerOptions, type SessionSeed } from "../server.ts";
+import { type AdmissionLimits, Admitter } from "./admission.ts";
+import { malformedToolsCall } from "./guard.ts";
+import { SessionSigner } from "./sessions.ts";
 
-/** A product's own HTTP routes (public endpoints, pages). Returns false when it did not handle. */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+/** A product's own HTTP routes (public endpoints, pages): registers them on the app, one call per module. */
+export type RouteHandler = (app: Hono) => void;
 
 export interface HttpOptions<Ctx> {
   mcp: McpServerOptions<Ctx>;
@@ -17,14 +27,26 @@ export interface HttpOptions<Ctx> {
   path?: string;
   /** Requests larger than this are refused with 413 before parsing. */
   maxRequestBytes: number;
-  /** Extra Host header values accepted besides loopback (DNS-rebinding protection). */
+  /** Host header values accepted on /mcp besides loopback on our port (DNS rebinding), e.g. "chamber.example". */
   allowedHosts?: string[];
-  routes?: RouteHandler;
+  /** Route modules registered after /mcp, in order. */
+  routes?: RouteHandler | RouteHandler[];
   /**
    * Resolves the caller of an MCP request (e.g. from `Authorization: Bearer …`). Returning null
    * answers 401; the result reaches tool handlers as SessionInfo.auth. Absent: no authentication.
    */
-  authenticate?(req: IncomingMessage): Promise<AuthResult | null> | AuthResult | null;
+  authenticate?(req: Request): Promise<AuthResult | null> | AuthResult | null;
+  /**
+   * Secret that signs 2025-era session ids; every instance behind one endpoint must share it
+   * (docs/deploy.md). Absent: random per process (sessions then live as long as this process).
+   */
+  sessionSecret?: string;
+  /** Lifetime of a 2025-era session id, from its initialize. Default 1 h. */
+  sessionTtlMs?: number;
+  /** New 2025-era sessions admitted per client address and in all. Default 60 / 600 per minute. */
+  sessionLimits?: AdmissionLimits;
+  /** Admission limits on every request of this listener (a public door). Absent: none. */
+  admission?: AdmissionLimits;
 }
 
 export interface AuthResult {
@@ -38,170 +60,245 @@ export interface HttpHandle {
   url: string;
   port: number;
   server: NodeServer;
-  sessions(): number;
   close(): Promise<void>;
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+export const DEFAULT_SESSION_TTL_MS = 60 * 60 * 1000;
+export const DEFAULT_SESSION_LIMITS: AdmissionLimits = { perAddress: 60, global: 600, windowSeconds: 60 };
+
+type JsonRpcId = string | number | null;
+
+/** The one JSON-RPC error body of this layer; `id` is the request's when it could be read. */
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: JsonRpcId = null,
+  headers: Record<string, string> = {},
+) {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too_large"> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > max) {
-      req.resume();
-      resolve("too_large");
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > max) over = true;
-      else chunks.push(c);
-    });
-    req.on("end", () => resolve(over ? "too_large" : Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
+function requestId(body: unknown): JsonRpcId {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function isInitialize(body: unknown): body is { params?: { clientInfo?: Implementation } } {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
+
+type NodeEnv = { incoming?: { socket?: { localPort?: number } } } | undefined;
+
+/**
+ * DNS-rebinding protection: Host must be loopback on the port this connection arrived on (or an
+ * allowed value), and so must Origin when sent. The SDK's helpers compare host names only, which
+ * would let a page served on another loopback port drive this server: a measured reason to keep
+ * the port in the comparison.
+ */
+function loopbackGuard(c: Context, extra: string[]): boolean {
+  const port = (c.env as NodeEnv)?.incoming?.socket?.localPort;
+  const ok = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...extra]);
+  const host = c.req.header("host")?.toLowerCase();
+  if (!host || !ok.has(host)) return false;
+  const origin = c.req.header("origin");
+  if (origin === undefined) return true;
+  try {
+    return ok.has(new URL(origin).host.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+/** The peer's address as the socket saw it (behind a proxy: the proxy's). */
+function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** A copy of the request without its session header (the stateless leg must not see one). */
+function withoutSession(req: Request): Request {
+  const headers = new Headers(req.headers);
+  headers.delete("mcp-session-id");
+  return new Request(req.url, { method: req.method, headers });
 }
 
 /**
- * Streamable HTTP: one MCP Server per session, built from the same options as stdio, plus the
- * product's public routes on the same listener. Loopback Host/Origin only, unless allowed
- * (DNS-rebinding protection: a browser page on another origin must not drive a local server).
+ * Streamable HTTP on Hono, both protocol eras on one endpoint (docs/http.md "Protocol eras"):
+ * a request carrying the 2026-07-28 `_meta` envelope is served by the SDK's per-request
+ * handler; anything else is 2025-era, served statelessly per request under a self-verifying
+ * session id (sessions.ts). No state outside the database and the request: any instance answers.
+ * Loopback Host/Origin only on /mcp unless allowed (DNS rebinding: a page on another origin must
+ * not drive a local server). Every response says `nosniff`.
  */
+export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
+  const path = opts.path ?? "/mcp";
+  const allowed = (opts.allowedHosts ?? []).map((h) => h.toLowerCase());
+  const signer = new SessionSigner(opts.sessionSecret, opts.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS);
+  const newSessions = new Admitter(opts.sessionLimits ?? DEFAULT_SESSION_LIMITS, "new MCP sessions");
+  const admission = opts.admission ? new Admitter(opts.admission, "requests") : undefined;
+  // Requests the SDK refuses (a bad envelope, an unknown version) are the client's error, answered
+  // on the wire; only the rest is worth a line on stderr.
+  const onerror = (e: Error) => {
+    if (!/^(Rejected inbound request|Unsupported protocol version)/.test(e.message)) {
+      logger("http").warn({ err: e.message }, "mcp http");
+    }
+  };
+
+  const modern = createMcpHandler(
+    (ctx) =>
+      createMcpServer(opts.mcp, {
+        sessionId: "stateless",
+        transport: "http",
+        ...(ctx.authInfo ? { auth: ctx.authInfo as SessionSeed["auth"] & object } : {}),
+      }),
+    { legacy: "reject", maxRequestBodySize: opts.maxRequestBytes, onerror },
+  );
+  const legacy = (seed: SessionSeed) =>
+    legacyStatelessFallback(() => createMcpServer(opts.mcp, seed), onerror, {
+      maxRequestBodySize: opts.maxRequestBytes,
+    });
+
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("x-content-type-options", "nosniff");
+  });
+  if (admission) {
+    app.use("*", async (c, next) => {
+      const a = await admission.admit(clientAddress(c));
+      if (a.ok) return next();
+      const headers = { "retry-after": String(a.retryAfterSeconds), "cache-control": "no-store" };
+      const message = `${a.message}; retry after ${a.retryAfterSeconds} s`;
+      if (c.req.path === path) return rpcError(429, -32000, `Too many requests: ${message}`, null, headers);
+      return c.json({ error: "rate_limited", message }, 429, headers);
+    });
+  }
+
+  app.use(path, async (c, next) => {
+    if (!loopbackGuard(c, allowed))
+      return rpcError(403, -32000, "Forbidden: Host or Origin not allowed (DNS rebinding protection)");
+    return next();
+  });
+  app.use(
+    path,
+    bodyLimit({
+      maxSize: opts.maxRequestBytes,
+      onError: () => rpcError(413, -32600, `request exceeds max_request_bytes ${opts.maxRequestBytes}`),
+    }),
+  );
+
+  app.all(path, async (c) => {
+    let auth: AuthResult | undefined;
+    if (opts.authenticate) {
+      const a = await opts.authenticate(c.req.raw);
+      if (!a) {
+        return rpcError(401, -32001, "Unauthorized: a valid bearer token is required", null, {
+          "www-authenticate": 'Bearer realm="mcp"',
+        });
+      }
+      auth = a;
+    }
+    const principal = auth?.clientId ?? "";
+    const sessionHeader = c.req.header("mcp-session-id");
+    const method = c.req.method;
+
+    if (method === "GET" || method === "DELETE") {
+      // 2025-era session operations. There is no stream to resume and no session to end early:
+      // a valid id gets 405 (both allowed by the 2025 transport), anything else 404 (or 400 without an id).
+      if (!sessionHeader) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (!signer.verify(sessionHeader, principal)) return rpcError(404, -32001, "Session not found");
+      return rpcError(405, -32000, `Method not allowed: ${method} on a session; sessions end by expiry`, null, {
+        allow: "POST",
+      });
+    }
+    if (method !== "POST") return rpcError(405, -32000, "Method not allowed", null, { allow: "GET, POST, DELETE" });
+
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return rpcError(400, -32700, "Parse error: body is not JSON");
+    }
+    if (Array.isArray(body) && body.length === 0) {
+      return rpcError(400, -32600, "Invalid Request: an empty JSON-RPC batch");
+    }
+    const malformed = malformedToolsCall(body);
+    if (malformed) return new Response(JSON.stringify(malformed), { headers: { "content-type": "application/json" } });
+    const authInfo = auth ? { authInfo: auth } : {};
+
+    if (!(await isLegacyRequest(c.req.raw, body, { maxRequestBodySize: opts.maxRequestBytes }))) {
+      return modern.fetch(c.req.raw, { parsedBody: body, ...authInfo });
+    }
+
+    const id = requestId(body);
+    if (isInitialize(body)) {
+      const admitted = await newSessions.admit(clientAddress(c));
+      if (!admitted.ok) {
+        return rpcError(429, -32000, `Too many sessions: ${admitted.message}`, id, {
+          "retry-after": String(admitted.retryAfterSeconds),
+        });
+      }
+      const clientInfo = body.params?.clientInfo;
+      const minted = signer.mint(principal, clientInfo);
+      const seed: SessionSeed = {
+        sessionId: minted.nonce,
+        transport: "http",
+        ...(clientInfo ? { clientInfo } : {}),
+        ...(auth ? { auth } : {}),
+      };
+      const res = await legacy(seed)(withoutSession(c.req.raw), { parsedBody: body, ...authInfo });
+      if (res.ok) res.headers.set("mcp-session-id", minted.id);
+      return res;
+    }
+    if (!sessionHeader) return rpcError(400, -32000, "Bad Request: no session; send initialize first", id);
+    const claims = signer.verify(sessionHeader, principal);
+    if (!claims) return rpcError(404, -32001, "Session not found", id);
+    const seed: SessionSeed = {
+      sessionId: claims.n,
+      transport: "http",
+      ...(claims.c ? { clientInfo: claims.c } : {}),
+      ...(auth ? { auth } : {}),
+    };
+    return legacy(seed)(withoutSession(c.req.raw), { parsedBody: body, ...authInfo });
+  });
+
+  for (const register of [opts.routes ?? []].flat()) register(app);
+  app.notFound((c) => c.json({ error: "not_found", message: `No route for ${c.req.path}` }, 404));
+  app.onError((e, c) => {
+    logger("http").error({ err: e }, "http error");
+    if (c.req.path === path) return rpcError(500, -32603, "Internal error");
+    return c.json({ error: "internal_error", message: "internal error" }, 500);
+  });
+  return app;
+}
+
+/** Serves buildHttpApp on a Node listener (port 0: any free port). */
 export async function serveHttp<Ctx>(opts: HttpOptions<Ctx>): Promise<HttpHandle> {
   const host = opts.host ?? "127.0.0.1";
   const path = opts.path ?? "/mcp";
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  let port = opts.port ?? 0;
-
-  const hostAllowed = (h: string | undefined): boolean => {
-    if (!h) return false;
-    const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...(opts.allowedHosts ?? [])]);
-    return allowed.has(h.toLowerCase());
-  };
-  const originAllowed = (o: string | undefined): boolean => {
-    if (!o) return true;
-    try {
-      return hostAllowed(new URL(o).host);
-    } catch {
-      return false;
-    }
-  };
-
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin)) {
-      jsonRpcError(res, 403, -32000, "Forbidden: Host or Origin not allowed (DNS rebinding protection)");
-      return;
-    }
-    if (opts.authenticate) {
-      const auth = await opts.authenticate(req);
-      if (!auth) {
-        res.setHeader("www-authenticate", 'Bearer realm="mcp"');
-        jsonRpcError(res, 401, -32001, "Unauthorized: a valid bearer token is required");
-        return;
-      }
-      (req as IncomingMessage & { auth?: AuthResult }).auth = auth;
-    }
-    const sid = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(sid) ? sid[0] : sid;
-    if (req.method === "POST") {
-      const body = await readBody(req, opts.maxRequestBytes);
-      if (body === "too_large") {
-        jsonRpcError(res, 413, -32600, `request exceeds max_request_bytes ${opts.maxRequestBytes}`);
-        return;
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body.toString("utf8"));
-      } catch {
-        jsonRpcError(res, 400, -32700, "Parse error: body is not JSON");
-        return;
-      }
-      let transport = sessionId ? transports.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId) {
-          jsonRpcError(res, 404, -32001, "Session not found");
-          return;
-        }
-        if (!isInitializeRequest(parsed)) {
-          jsonRpcError(res, 400, -32000, "Bad Request: no session; send initialize first");
-          return;
-        }
-        const session = { sessionId: "", transport: "http" as const };
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => {
-            session.sessionId = id;
-            transports.set(id, created);
-          },
-        });
-        created.onclose = () => {
-          if (created.sessionId) transports.delete(created.sessionId);
-        };
-        transport = created;
-        const server = createMcpServer(opts.mcp, session);
-        await server.connect(transport);
-      }
-      await transport.handleRequest(req, res, parsed);
-      return;
-    }
-    if (req.method === "GET" || req.method === "DELETE") {
-      const transport = sessionId ? transports.get(sessionId) : undefined;
-      if (!transport) {
-        jsonRpcError(res, sessionId ? 404 : 400, -32000, sessionId ? "Session not found" : "Missing mcp-session-id");
-        return;
-      }
-      await transport.handleRequest(req, res);
-      return;
-    }
-    res.writeHead(405, { allow: "GET, POST, DELETE" }).end();
-  };
-
-  const server = createServer((req, res) => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
-    } catch {
-      // A malformed Host (or path) must never take the process down.
-      res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: "bad_request", message: "malformed Host header or request target" }));
-      return;
-    }
-    const work = url.pathname === path ? handleMcp(req, res) : routeOr404(req, res, url);
-    work.catch((e) => {
-      logger("http").error({ err: e }, "http error");
-      if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal error");
-      else res.end();
-    });
+  const app = buildHttpApp(opts);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s));
+    s.once("error", reject);
   });
-
-  const routeOr404 = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    if (opts.routes && (await opts.routes(req, res, url))) return;
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: "not_found", message: `No route for ${url.pathname}` }));
-  };
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
+  const node = server as NodeServer;
+  const port = (node.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${path}`,
     port,
-    server,
-    sessions: () => transports.size,
+    server: node,
     close: async () => {
-      for (const t of transports.values()) await t.close().catch(() => {});
-      transports.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => node.close(() => resolve()));
+      node.closeAllConnections?.();
     },
   };
 }

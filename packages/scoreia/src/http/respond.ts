@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
+import { etag, RETAINED_304_HEADERS } from "hono/etag";
 
 /**
- * One way out for every public response: status, body, content type, cache policy, strong ETag,
- * conditional GET (304) and HEAD. Handlers build a body and pick a policy; nothing else writes
- * headers.
+ * One way out for every public response: status, body, content type, cache policy and strong
+ * ETag. Handlers build a body and pick a policy; nothing else writes headers. Conditional GET
+ * (If-None-Match, 304) is Hono's etag middleware (`conditional`), over the ETags set here.
  */
 
 /**
@@ -44,49 +45,47 @@ export function etagOf(body: Buffer): string {
   return `"sha256-${createHash("sha256").update(body).digest("base64url")}"`;
 }
 
-/** RFC 9110 §13.1.2: If-None-Match uses weak comparison; `*` matches any current representation. */
-function notModified(header: string | string[] | undefined, etag: string): boolean {
-  if (!header) return false;
-  const raw = Array.isArray(header) ? header.join(",") : header;
-  return raw.split(",").some((t) => {
-    const tag = t.trim();
-    return tag === "*" || tag.replace(/^W\//, "") === etag;
+/**
+ * Hono's etag middleware answers If-None-Match (RFC 9110 §13.1.2 weak comparison, `*`) with 304
+ * for the tags `send` set; it computes none itself (no-store replies carry no validator), and the
+ * 304 keeps the headers a client needs to reuse its copy.
+ */
+export const conditional = () =>
+  etag({
+    generateDigest: () => null as unknown as ArrayBuffer,
+    retainedHeaders: [
+      ...RETAINED_304_HEADERS,
+      "access-control-allow-origin",
+      "content-security-policy",
+      "referrer-policy",
+      "scoreia-evidence-status",
+      "link",
+    ],
   });
-}
 
-export function send(req: IncomingMessage, res: ServerResponse, r: Reply): void {
+export function send(c: Context, r: Reply): Response {
   const body = typeof r.body === "string" ? Buffer.from(r.body, "utf8") : r.body;
   const status = r.status ?? 200;
   const headers: Record<string, string> = {
     "cache-control": CACHE_CONTROL[r.cache],
-    "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     ...(r.type.startsWith("application/json") ? { "access-control-allow-origin": "*" } : {}),
     ...(r.type.startsWith("text/html") ? { "content-security-policy": PAGE_CSP } : {}),
     ...r.headers,
+    "content-type": r.type,
+    "content-length": String(body.length),
   };
-  if (status === 200 && r.cache !== "no-store") {
-    headers.etag = etagOf(body);
-    if (notModified(req.headers["if-none-match"], headers.etag)) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-  }
-  headers["content-type"] = r.type;
-  headers["content-length"] = String(body.length);
-  res.writeHead(status, headers);
-  res.end(req.method === "HEAD" ? undefined : body);
+  if (status === 200 && r.cache !== "no-store") headers.etag = etagOf(body);
+  return new Response(c.req.method === "HEAD" ? null : new Uint8Array(body), { status, headers });
 }
 
 export function sendJson(
-  req: IncomingMessage,
-  res: ServerResponse,
+  c: Context,
   value: unknown,
   cache: CachePolicy,
   opts: { status?: number; headers?: Record<string, string>; text?: string } = {},
-): void {
-  send(req, res, {
+): Response {
+  return send(c, {
     status: opts.status ?? 200,
     body: opts.text ?? `${JSON.stringify(value, null, 2)}\n`,
     type: JSON_TYPE,
@@ -97,15 +96,14 @@ export function sendJson(
 
 /** The one JSON error shape: {error, message, …extra}. Never cached. */
 export function sendError(
-  req: IncomingMessage,
-  res: ServerResponse,
+  c: Context,
   status: number,
   error: string,
   message: string,
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-): void {
-  sendJson(req, res, { error, message, ...extra }, "no-store", { status, headers });
+): Response {
+  return sendJson(c, { error, message, ...extra }, "no-store", { status, headers });
 }
 
 /**

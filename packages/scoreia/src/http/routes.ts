@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, Hono } from "hono";
 import { isDomainError, logger, type RouteHandler, STORE_FAULT_CODES, type StoreFaultCode, storeFault } from "kernel";
 import { schemaBundlePayload, TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { canonicalJson } from "../evidence/jcs.ts";
@@ -13,34 +13,38 @@ import {
   parseListQuery,
 } from "./cards.ts";
 import { cardPage, codexPage, errorPage, letMyAiInPage, registryPage, verifyPage } from "./pages.ts";
-import { type CachePolicy, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
+import { type CachePolicy, conditional, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
 import { specSummary, TOOLSET_ID_PATTERN } from "./spec.ts";
 
 const routesLog = logger("public-routes");
 
 /**
  * The public read side over HTTP (protocol 0.2 "Read and verify"): JSON endpoints for machines,
- * small pages for people, on the same listener as /mcp (kernel serveHttp `routes`). Read-only:
- * GET and HEAD; any other method on a known path is 405. Card ids are checked against their
- * pattern before any lookup. Reference: docs/http.md.
+ * small pages for people, on the same listener as /mcp (kernel serveHttp `routes`, a Hono app).
+ * Read-only: GET and HEAD; any other method on a known path is 405. Card ids are checked against
+ * their pattern before any lookup. Reference: docs/http.md.
  */
 
 export interface PublicRoutesOptions {
-  /** Origin shown in "Let my AI in" snippets, e.g. https://chamber.example. Default: from the Host header. */
+  /**
+   * Origin shown in "Let my AI in" snippets, e.g. https://chamber.example. Default: the address
+   * the connection arrived on, from the socket; never the request's Host header (a cache-poisoning
+   * path: a forged Host would be written into a cacheable page).
+   */
   publicOrigin?: string;
 }
 
 interface Ctx {
-  req: IncomingMessage;
-  res: ServerResponse;
+  c: Context;
   url: URL;
   registry: CardRegistry;
   opts: PublicRoutesOptions;
 }
 
-type Handler = (ctx: Ctx, m: RegExpMatchArray) => Promise<void> | void;
+type Handler = (ctx: Ctx) => Promise<Response> | Response;
 
-const ASSETS: Record<string, { type: string; body: Buffer }> = Object.fromEntries(
+/** A Map, not an object: `__proto__`, `constructor` and `toString` are not assets. */
+const ASSETS = new Map<string, { type: string; body: Buffer }>(
   (
     [
       ["style.css", "text/css; charset=utf-8"],
@@ -48,7 +52,7 @@ const ASSETS: Record<string, { type: string; body: Buffer }> = Object.fromEntrie
       ["verify-proof.js", "text/javascript; charset=utf-8"],
       ["verify-page.js", "text/javascript; charset=utf-8"],
     ] as const
-  ).map(([name, type]) => [name, { type, body: readFileSync(new URL(`assets/${name}`, import.meta.url)) }]),
+  ).map(([name, type]) => [name, { type, body: readFileSync(new URL(`assets/${name}`, import.meta.url)) }] as const),
 );
 
 const STATUS_HEADER = "scoreia-evidence-status";
@@ -59,36 +63,47 @@ function fail(
   error: string,
   message: string,
   opts: { html?: boolean; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
-): void {
+): Response {
   if (opts.html) {
     const link =
       typeof opts.extra?.location === "string" ? { href: opts.extra.location, label: opts.extra.location } : undefined;
-    send(ctx.req, ctx.res, {
+    return send(ctx.c, {
       status,
       body: errorPage(status === 404 ? "Not found" : "Bad request", message, link),
       type: HTML_TYPE,
       cache: "no-store",
       ...(opts.headers ? { headers: opts.headers } : {}),
     });
-    return;
   }
-  sendError(ctx.req, ctx.res, status, error, message, opts.extra ?? {}, opts.headers ?? {});
+  return sendError(ctx.c, status, error, message, opts.extra ?? {}, opts.headers ?? {});
 }
 
-function badCardId(ctx: Ctx, id: string, html = false): void {
-  fail(ctx, 400, "bad_card_id", `${JSON.stringify(id.slice(0, 80))} is not a card id: sia- or oly- + 16 or 32 hex`, {
-    html,
-  });
+function badCardId(ctx: Ctx, id: string, html = false): Response {
+  return fail(
+    ctx,
+    400,
+    "bad_card_id",
+    `${JSON.stringify(id.slice(0, 80))} is not a card id: sia- or oly- + 16 or 32 hex`,
+    {
+      html,
+    },
+  );
 }
 
-function notFound(ctx: Ctx, id: string, html = false): void {
-  fail(ctx, 404, "card_not_found", `no card ${id} on this server`, { html });
+function notFound(ctx: Ctx, id: string, html = false): Response {
+  return fail(ctx, 404, "card_not_found", `no card ${id} on this server`, { html });
 }
 
-function unsignedHistorical(ctx: Ctx, id: string, what: "proof" | "replay"): void {
-  fail(ctx, 404, "unsigned_historical", `unsigned historical: no native ${what}; ${id} is a 0.1 card, never signed`, {
-    extra: { card_id: id, evidence_status: "unsigned_historical", verify: `/verify/${id}.json` },
-  });
+function unsignedHistorical(ctx: Ctx, id: string, what: "proof" | "replay"): Response {
+  return fail(
+    ctx,
+    404,
+    "unsigned_historical",
+    `unsigned historical: no native ${what}; ${id} is a 0.1 card, never signed`,
+    {
+      extra: { card_id: id, evidence_status: "unsigned_historical", verify: `/verify/${id}.json` },
+    },
+  );
 }
 
 /** The canonical card bytes; the same string that was hashed and signed. */
@@ -103,8 +118,8 @@ function cardCache(c: StoredCard): CachePolicy {
 
 // ------------------------------------------------------------------ handlers
 
-async function card(ctx: Ctx, id: string, negotiate: boolean): Promise<void> {
-  const html = negotiate && wantsHtml(ctx.req.headers.accept, false);
+async function card(ctx: Ctx, id: string, negotiate: boolean): Promise<Response> {
+  const html = negotiate && wantsHtml(ctx.c.req.header("accept"), false);
   const vary: Record<string, string> = negotiate ? { vary: "Accept" } : {};
   if (!ANY_CARD_ID.test(id)) return badCardId(ctx, id, html);
   if (LABYRINTH_HISTORICAL_ID.test(id)) {
@@ -118,23 +133,22 @@ async function card(ctx: Ctx, id: string, negotiate: boolean): Promise<void> {
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id, html);
   if (html) {
-    send(ctx.req, ctx.res, { body: cardPage(stored), type: HTML_TYPE, cache: "short", headers: vary });
-    return;
+    return send(ctx.c, { body: cardPage(stored), type: HTML_TYPE, cache: "short", headers: vary });
   }
-  sendJson(ctx.req, ctx.res, null, cardCache(stored), {
+  return sendJson(ctx.c, null, cardCache(stored), {
     text: cardBytes(stored),
     headers: { [STATUS_HEADER]: stored.evidence_status, ...vary },
   });
 }
 
-async function verification(ctx: Ctx, id: string): Promise<void> {
+async function verification(ctx: Ctx, id: string): Promise<Response> {
   if (!ANY_CARD_ID.test(id)) return badCardId(ctx, id);
   const result = await ctx.registry.verify(id);
   if (!result) return notFound(ctx, id);
-  sendJson(ctx.req, ctx.res, result, result.verdict === "pending_signature" ? "no-store" : "short");
+  return sendJson(ctx.c, result, result.verdict === "pending_signature" ? "no-store" : "short");
 }
 
-async function proof(ctx: Ctx, id: string): Promise<void> {
+async function proof(ctx: Ctx, id: string): Promise<Response> {
   if (!ANY_CARD_ID.test(id)) return badCardId(ctx, id);
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id);
@@ -150,22 +164,22 @@ async function proof(ctx: Ctx, id: string): Promise<void> {
   if (!bundle) return notFound(ctx, id);
   // Immutable even though the embedded key record gains a not_after when its key rotates: a copy
   // fetched before the rotation still verifies (verifyProof accepts not_after: null for it).
-  sendJson(ctx.req, ctx.res, null, "immutable", { text: canonicalJson(bundle) });
+  return sendJson(ctx.c, null, "immutable", { text: canonicalJson(bundle) });
 }
 
-async function replay(ctx: Ctx, id: string): Promise<void> {
+async function replay(ctx: Ctx, id: string): Promise<Response> {
   if (!ANY_CARD_ID.test(id)) return badCardId(ctx, id);
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id);
   if (!isNative(stored)) return unsignedHistorical(ctx, id, "replay");
   const r = await ctx.registry.replay(id);
   if (!r) return notFound(ctx, id);
-  sendJson(ctx.req, ctx.res, null, stored.evidence_status === "signed" ? "immutable" : "no-store", {
+  return sendJson(ctx.c, null, stored.evidence_status === "signed" ? "immutable" : "no-store", {
     text: canonicalJson(r),
   });
 }
 
-async function labyrinthCard(ctx: Ctx, id: string): Promise<void> {
+async function labyrinthCard(ctx: Ctx, id: string): Promise<Response> {
   if (!ANY_CARD_ID.test(id)) return badCardId(ctx, id);
   if (!LABYRINTH_HISTORICAL_ID.test(id)) {
     const location = `/cards/${id}`;
@@ -175,29 +189,27 @@ async function labyrinthCard(ctx: Ctx, id: string): Promise<void> {
   }
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id);
-  sendJson(ctx.req, ctx.res, null, "short", {
+  return sendJson(ctx.c, null, "short", {
     text: cardBytes(stored),
     headers: { [STATUS_HEADER]: stored.evidence_status },
   });
 }
 
-function toolset(ctx: Ctx, id: string): void {
+function toolset(ctx: Ctx, id: string): Response {
   if (!TOOLSET_ID_PATTERN.test(id)) {
-    fail(ctx, 400, "bad_toolset_id", "a toolset id looks like scoreia-chamber-tools/0.3.2");
-    return;
+    return fail(ctx, 400, "bad_toolset_id", "a toolset id looks like scoreia-chamber-tools/0.3.2");
   }
-  const t = TOOLSETS[id];
+  const t = Object.hasOwn(TOOLSETS, id) ? TOOLSETS[id] : undefined;
   if (!t) {
-    fail(
+    return fail(
       ctx,
       404,
       "toolset_unknown",
       `${id} is not known to this build: cards sealed under it stay bound to it, but its definition is not here`,
       { extra: { toolset_id: id, known: Object.keys(TOOLSETS) } },
     );
-    return;
   }
-  sendJson(ctx.req, ctx.res, null, "immutable", {
+  return sendJson(ctx.c, null, "immutable", {
     text: canonicalJson({ toolset_id: t.toolset_id, hash: toolsetHash(t), bundle: schemaBundlePayload(t) }),
   });
 }
@@ -221,28 +233,26 @@ function inNameOrder(codex: Codex): Codex {
   return { ...codex, rows };
 }
 
-async function codex(ctx: Ctx, forceJson: boolean): Promise<void> {
+async function codex(ctx: Ctx, forceJson: boolean): Promise<Response> {
   const data = inNameOrder(await ctx.registry.codex());
-  if (!forceJson && wantsHtml(ctx.req.headers.accept, true)) {
-    send(ctx.req, ctx.res, { body: codexPage(data), type: HTML_TYPE, cache: "short", headers: { vary: "Accept" } });
-    return;
+  if (!forceJson && wantsHtml(ctx.c.req.header("accept"), true)) {
+    return send(ctx.c, { body: codexPage(data), type: HTML_TYPE, cache: "short", headers: { vary: "Accept" } });
   }
-  sendJson(ctx.req, ctx.res, data, "short", forceJson ? {} : { headers: { vary: "Accept" } });
+  return sendJson(ctx.c, data, "short", forceJson ? {} : { headers: { vary: "Accept" } });
 }
 
-async function list(ctx: Ctx): Promise<void> {
+async function list(ctx: Ctx): Promise<Response> {
   const q = parseListQuery(ctx.url.searchParams);
   if ("error" in q) return fail(ctx, 400, "bad_query", q.error);
   const page = await ctx.registry.list(q.filters, { limit: q.limit, ...(q.cursor ? { cursor: q.cursor } : {}) });
-  sendJson(
-    ctx.req,
-    ctx.res,
+  return sendJson(
+    ctx.c,
     { order: "newest_first", limit: q.limit, cards: page.cards.map(cardSummary), next_cursor: page.next_cursor },
     "short",
   );
 }
 
-async function registryHtml(ctx: Ctx): Promise<void> {
+async function registryHtml(ctx: Ctx): Promise<Response> {
   // The filter form submits every field; an empty one means "any" here (the JSON API refuses it).
   const params = new URLSearchParams([...ctx.url.searchParams].filter(([, v]) => v !== ""));
   const q = parseListQuery(params);
@@ -254,7 +264,7 @@ async function registryHtml(ctx: Ctx): Promise<void> {
           limit: query.limit,
           ...(query.cursor ? { cursor: query.cursor } : {}),
         });
-  send(ctx.req, ctx.res, {
+  return send(ctx.c, {
     status: "error" in q ? 400 : 200,
     body: registryPage({
       cards: page.cards,
@@ -268,89 +278,93 @@ async function registryHtml(ctx: Ctx): Promise<void> {
   });
 }
 
-const HOST = /^(?:[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?$/i;
-
-/** The origin MCP hosts should use: configured, else this request's Host when it is a plain host[:port]. */
+/** The origin MCP hosts should use: configured, else the address this connection arrived on. */
 function originOf(ctx: Ctx): string {
   if (ctx.opts.publicOrigin) return ctx.opts.publicOrigin.replace(/\/+$/, "");
-  const host = ctx.req.headers.host;
-  return host && HOST.test(host) ? `http://${host.toLowerCase()}` : "http://127.0.0.1:8420";
+  const socket = (ctx.c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number } } } | undefined)
+    ?.incoming?.socket;
+  const address = socket?.localAddress?.replace(/^::ffff:/, "");
+  if (!address || !socket?.localPort) return "http://127.0.0.1:8420";
+  return `http://${address.includes(":") ? `[${address}]` : address}:${socket.localPort}`;
 }
 
 function page(body: (ctx: Ctx) => string): Handler {
-  return (ctx) => send(ctx.req, ctx.res, { body: body(ctx), type: HTML_TYPE, cache: "short" });
+  return (ctx) => send(ctx.c, { body: body(ctx), type: HTML_TYPE, cache: "short" });
 }
 
-const ROUTES: Array<[RegExp, Handler]> = [
-  [/^\/(?:registry)?$/, registryHtml],
-  [/^\/cards$/, list],
-  [/^\/cards\/([^/]*?)\.json$/, (ctx, m) => card(ctx, m[1] as string, false)],
-  [/^\/cards\/([^/]*)$/, (ctx, m) => card(ctx, m[1] as string, true)],
-  [/^\/verify$/, page(verifyPage)],
-  [/^\/verify\/([^/]*)\.json$/, (ctx, m) => verification(ctx, m[1] as string)],
-  [/^\/proofs\/([^/]*)\.json$/, (ctx, m) => proof(ctx, m[1] as string)],
-  [/^\/replays\/public\/([^/]*)\.json$/, (ctx, m) => replay(ctx, m[1] as string)],
-  [/^\/open-labyrinth\/cards\/([^/]*)\.json$/, (ctx, m) => labyrinthCard(ctx, m[1] as string)],
+/** `/x/{id}.json` → id. */
+const json = (c: Context, name: string) => (c.req.param(name) ?? "").replace(/\.json$/, "");
+
+const ROUTES: Array<[string, Handler]> = [
+  ["/", registryHtml],
+  ["/registry", registryHtml],
+  ["/cards", list],
+  ["/cards/:id{[^/]*\\.json}", (ctx) => card(ctx, json(ctx.c, "id"), false)],
+  ["/cards/:id", (ctx) => card(ctx, ctx.c.req.param("id") ?? "", true)],
+  ["/verify", page(verifyPage)],
+  ["/verify/:id{[^/]*\\.json}", (ctx) => verification(ctx, json(ctx.c, "id"))],
+  ["/proofs/:id{[^/]*\\.json}", (ctx) => proof(ctx, json(ctx.c, "id"))],
+  ["/replays/public/:id{[^/]*\\.json}", (ctx) => replay(ctx, json(ctx.c, "id"))],
+  ["/open-labyrinth/cards/:id{[^/]*\\.json}", (ctx) => labyrinthCard(ctx, json(ctx.c, "id"))],
+  ["/.well-known/scoreia-keys.json", async (ctx) => sendJson(ctx.c, { keys: await ctx.registry.keys() }, "short")],
+  ["/spec/0.2", (ctx) => sendJson(ctx.c, specSummary(), "short")],
+  ["/spec/0.2.json", (ctx) => sendJson(ctx.c, specSummary(), "short")],
   [
-    /^\/\.well-known\/scoreia-keys\.json$/,
-    async (ctx) => sendJson(ctx.req, ctx.res, { keys: await ctx.registry.keys() }, "short"),
+    "/spec/toolsets/:id{.+\\.json}",
+    (ctx) => toolset(ctx, decodeURIComponent(ctx.url.pathname.slice("/spec/toolsets/".length, -".json".length))),
   ],
-  [/^\/spec\/0\.2(?:\.json)?$/, (ctx) => sendJson(ctx.req, ctx.res, specSummary(), "short")],
-  [/^\/spec\/toolsets\/(.+)\.json$/, (ctx, m) => toolset(ctx, m[1] as string)],
-  [/^\/codex$/, (ctx) => codex(ctx, false)],
-  [/^\/codex\.json$/, (ctx) => codex(ctx, true)],
-  [/^\/let-my-ai-in$/, page((ctx) => letMyAiInPage(originOf(ctx)))],
+  ["/codex", (ctx) => codex(ctx, false)],
+  ["/codex.json", (ctx) => codex(ctx, true)],
+  ["/let-my-ai-in", page((ctx) => letMyAiInPage(originOf(ctx)))],
   [
-    /^\/assets\/([^/]+)$/,
-    (ctx, m) => {
-      const a = ASSETS[m[1] as string];
-      if (!a) return fail(ctx, 404, "not_found", `no asset ${m[1]}`);
-      send(ctx.req, ctx.res, { body: a.body, type: a.type, cache: "short" });
+    "/assets/:name",
+    (ctx) => {
+      const name = ctx.c.req.param("name") ?? "";
+      const a = ASSETS.get(name);
+      if (!a) return fail(ctx, 404, "not_found", `no asset ${name}`);
+      return send(ctx.c, { body: a.body, type: a.type, cache: "short" });
     },
   ],
 ];
 
 /** Maps DomainErrors raised by the registry to HTTP; anything else is a 500 without details. */
-function failure(ctx: Ctx, e: unknown): void {
-  if (ctx.res.headersSent) {
-    ctx.res.end();
-    return;
-  }
-  if (isDomainError(e) && e.code === "bad_cursor") {
-    fail(ctx, 400, "bad_cursor", e.message);
-    return;
-  }
+function failure(ctx: Ctx, e: unknown): Response {
+  if (isDomainError(e) && e.code === "bad_cursor") return fail(ctx, 400, "bad_cursor", e.message);
   // The database failed underneath (store/faults.ts): its own status and code, one line, no stack.
   const fault = storeFault(e);
   if (fault) {
     routesLog.warn({ path: ctx.url.pathname, code: fault.code }, fault.message);
-    fail(ctx, STORE_FAULT_CODES[fault.code as StoreFaultCode].httpStatus, fault.code, fault.message);
-    return;
+    return fail(ctx, STORE_FAULT_CODES[fault.code as StoreFaultCode].httpStatus, fault.code, fault.message);
   }
   routesLog.error({ path: ctx.url.pathname, err: e }, "public route failed");
   const code = isDomainError(e) ? e.code : "internal_error";
-  fail(ctx, 500, code, isDomainError(e) ? e.message : "internal error");
+  return fail(ctx, 500, code, isDomainError(e) ? e.message : "internal error");
 }
 
+/** Registers the public read side on the app: GET (and HEAD) per route, 405 for other methods. */
 export function publicRoutes(registry: CardRegistry, opts: PublicRoutesOptions = {}): RouteHandler {
-  return async (req, res, url) => {
-    for (const [re, handler] of ROUTES) {
-      const m = url.pathname.match(re);
-      if (!m) continue;
-      const ctx: Ctx = { req, res, url, registry, opts };
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        fail(ctx, 405, "method_not_allowed", `${req.method} is not allowed here: the public endpoints are read-only`, {
-          headers: { allow: "GET, HEAD" },
-        });
-        return true;
-      }
-      try {
-        await handler(ctx, m);
-      } catch (e) {
-        failure(ctx, e);
-      }
-      return true;
+  return (app: Hono) => {
+    const ctxOf = (c: Context): Ctx => ({ c, url: new URL(c.req.url), registry, opts });
+    for (const [path, handler] of ROUTES) {
+      app.get(path, conditional(), async (c) => {
+        const ctx = ctxOf(c);
+        try {
+          return await handler(ctx);
+        } catch (e) {
+          return failure(ctx, e);
+        }
+      });
+      app.all(path, (c) =>
+        fail(
+          ctxOf(c),
+          405,
+          "method_not_allowed",
+          `${c.req.method} is not allowed here: the public endpoints are read-only`,
+          {
+            headers: { allow: "GET, HEAD" },
+          },
+        ),
+      );
     }
-    return false;
   };
 }

@@ -492,20 +492,32 @@ describe.each(DIALECTS)("public endpoints on %s", (dialect) => {
       expect((await s.get("/nothing-here")).status).toBe(404);
     });
 
-    it("Let my AI in shows this server's MCP URL, from the Host header", async () => {
+    it("Let my AI in shows this server's MCP URL from its own address, never from the Host header", async () => {
       const page = await (await s.get("/let-my-ai-in")).text();
       expect(page).toContain(`${s.base}/mcp`);
       for (const host of ["Cursor", "VS Code", "Claude Desktop", "Windsurf", "Zed"]) expect(page).toContain(host);
       expect(page).toContain("participant claims");
-      // fetch cannot set Host: a raw request can, as a proxy or a client would
-      expect(await rawGet(s.http.port, "/let-my-ai-in", "chamber.example:8443")).toContain(
-        "http://chamber.example:8443/mcp",
-      );
-      // A Host that is not a plain host[:port] is never reflected. (One the WHATWG URL parser refuses,
-      // e.g. with a space or '<', never reaches the routes: kernel serveHttp builds its URL first.)
-      const hostile = await rawGet(s.http.port, "/let-my-ai-in", 'ev"il{x}.example');
-      expect(hostile).not.toContain("ev&quot;il");
-      expect(hostile).toContain("http://127.0.0.1:8420/mcp");
+      // fetch cannot set Host: a raw request can, as a proxy or a client would. The page is
+      // cacheable, so a forged Host written into it would poison every cache on the way.
+      for (const host of ["chamber.example:8443", 'ev"il{x}.example']) {
+        const forged = await rawGet(s.http.port, "/let-my-ai-in", host);
+        expect(forged).not.toContain("chamber.example");
+        expect(forged).not.toContain("ev&quot;il");
+        expect(forged).toContain(`${s.base}/mcp`);
+      }
+    });
+
+    it("reserved names are not assets; every response, 404s included, says nosniff", async () => {
+      for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+        const res = await s.get(`/assets/${name}`);
+        expect(res.status, name).toBe(404);
+        expect(((await res.json()) as { error: string }).error).toBe("not_found");
+      }
+      expect((await s.get("/spec/toolsets/__proto__.json")).status).toBe(400);
+      for (const path of ["/nothing-here", "/assets/__proto__", "/cards", "/mcp"]) {
+        const res = await s.get(path);
+        expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+      }
     });
   });
 });
