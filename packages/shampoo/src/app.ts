@@ -14,6 +14,7 @@ import { flushAccessNotes } from "./domains/graph/access.ts";
 import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { graphTools } from "./domains/graph/tools.ts";
 import { linkTools } from "./domains/links/tools.ts";
+import { reflectionTools } from "./domains/reflection/tools.ts";
 import { sessionTools } from "./domains/sessions/tools.ts";
 import { taskTools } from "./domains/tasks/tools.ts";
 import { type ShampooDB, shampooMigrations } from "./store/schema.ts";
@@ -26,7 +27,7 @@ export const INSTRUCTIONS =
   "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
 
 /** Every SHAMPOO tool, in catalog order per category. */
-export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools];
+export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools, ...reflectionTools];
 
 /** SHAMPOO's request limits: generous for batches, still bounded. */
 export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };

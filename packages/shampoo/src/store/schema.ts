@@ -1,6 +1,7 @@
 import { type DialectName, type Generated, type Kysely, sql } from "kernel";
 import { type GraphDB, graphMigrations } from "../domains/graph/schema.ts";
 import { type LinksDB, linksMigrations } from "../domains/links/schema.ts";
+import { type ReflectionDB, reflectionMigrations } from "../domains/reflection/schema.ts";
 import { type SessionsDB, sessionsMigrations } from "../domains/sessions/schema.ts";
 import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "../domains/tasks/ready-sql.ts";
 
@@ -476,7 +477,7 @@ const foundationMigrations: Record<string, Up> = {
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */
-export type ShampooDB = FoundationDB & LinksDB & SessionsDB & GraphDB;
+export type ShampooDB = FoundationDB & LinksDB & SessionsDB & GraphDB & ReflectionDB;
 
 /** Every migration, run in name order ("001_…", "002_…"). A domain adds `...<area>Migrations`. */
 export const shampooMigrations: Record<string, Up> = {
@@ -484,4 +485,5 @@ export const shampooMigrations: Record<string, Up> = {
   ...linksMigrations,
   ...sessionsMigrations,
   ...graphMigrations,
+  ...reflectionMigrations,
 };
