@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   chamber: async () => (await import("./chamber.ts")).benchmark,
   evidence: async () => (await import("./evidence.ts")).benchmark,
   graph: async () => (await import("./graph.ts")).benchmark,
+  reflection: async () => (await import("./reflection.ts")).benchmark,
   shampoo: async () => (await import("./shampoo.ts")).benchmark,
 };
 
