@@ -86,7 +86,7 @@ export interface ReflectionDB {
 }
 
 export const reflectionMigrations: Record<string, Up> = {
-  async "reflection/0001_runs"(db, dialect) {
+  async "0001_runs"(db, dialect) {
     await db.schema
       .createTable("shampoo_reflection_runs")
       .addColumn("run_id", "text", (c) => c.primaryKey())

@@ -74,7 +74,7 @@ export interface SessionsDB {
 }
 
 export const sessionsMigrations: Record<string, Up> = {
-  async "004_sessions"(db) {
+  async "0001_sessions"(db) {
     await db.schema
       .createTable("shampoo_sessions")
       .addColumn("profile", "text", (c) => c.notNull())
@@ -143,3 +143,6 @@ export const sessionsMigrations: Record<string, Up> = {
       .execute();
   },
 };
+
+/** The names these had in the pre-module ledger (platform/migrate.ts adoptLegacy). */
+export const sessionsLegacy: Record<string, string[]> = { "0001_sessions": ["004_sessions"] };

@@ -44,6 +44,6 @@ export const reflect_apply = tool({
       },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => applyRun(ctx, a),
 });

@@ -13,6 +13,6 @@ export const reflect_archive = tool({
     required: ["run_id", "archived_at", "newly_archived"],
     properties: { run_id: { type: "string" }, archived_at: { type: "string" }, newly_archived: { type: "boolean" } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => archiveRun(ctx, a),
 });

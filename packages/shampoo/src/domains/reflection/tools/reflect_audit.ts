@@ -33,6 +33,6 @@ export const reflect_audit = tool({
       markdown: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => auditReport(ctx, a),
 });

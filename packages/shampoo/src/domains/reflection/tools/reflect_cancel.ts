@@ -18,6 +18,6 @@ export const reflect_cancel = tool({
       finished_at: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => cancelRun(ctx, a),
 });

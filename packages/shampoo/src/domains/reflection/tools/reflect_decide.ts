@@ -20,6 +20,6 @@ export const reflect_decide = tool({
     required: ["candidate_id", "decision", "decided_by"],
     properties: { candidate_id: { type: "string" }, decision: { type: "string" }, decided_by: { type: "string" } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => decideCandidate(ctx, a),
 });

@@ -23,6 +23,6 @@ export const reflect_discard = tool({
     required: ["run_id", "rows_deleted"],
     properties: { run_id: { type: "string" }, rows_deleted: { type: "integer", const: 1 } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => discardRun(ctx, a),
 });

@@ -33,6 +33,6 @@ export const reflect_history = tool({
       include_archived: { type: "boolean" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => runHistory(ctx, a),
 });

@@ -67,6 +67,6 @@ export const reflect_review = tool({
       candidate_type_filter: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => reviewCandidates(ctx, a),
 });

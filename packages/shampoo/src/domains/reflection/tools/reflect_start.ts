@@ -38,6 +38,6 @@ export const reflect_start = tool({
       error_type: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => startReflection(ctx, a),
 });
