@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   graph: async () => (await import("./graph.ts")).benchmark,
   http: async () => (await import("./http.ts")).benchmark,
   profiles: async () => (await import("./profiles.ts")).benchmark,
+  reflection: async () => (await import("./reflection.ts")).benchmark,
   shampoo: async () => (await import("./shampoo.ts")).benchmark,
   startup: async () => (await import("./startup.ts")).benchmark,
   "task-writes": async () => (await import("./task-writes.ts")).benchmark,

@@ -1,5 +1,6 @@
 import { graphModule } from "./domains/graph/index.ts";
 import { linksModule } from "./domains/links/index.ts";
+import { reflectionModule } from "./domains/reflection/index.ts";
 import { sessionsModule } from "./domains/sessions/index.ts";
 import { tasksModule } from "./domains/tasks/index.ts";
 import { platformModule } from "./platform/index.ts";
@@ -10,4 +11,11 @@ import type { Module } from "./platform/module.ts";
  * module's own order) and the migration order both derive from it (platform/module.ts). A new
  * category adds one line here and `& <Area>DB` to store/schema.ts ShampooDB.
  */
-export const MODULES: readonly Module[] = [platformModule, tasksModule, graphModule, linksModule, sessionsModule];
+export const MODULES: readonly Module[] = [
+  platformModule,
+  tasksModule,
+  graphModule,
+  linksModule,
+  sessionsModule,
+  reflectionModule,
+];

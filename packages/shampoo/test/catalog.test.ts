@@ -23,14 +23,22 @@ const catalog = JSON.parse(
 ) as { tools: CatalogTool[] };
 const byName = new Map(catalog.tools.map((t) => [t.name, t]));
 
+/**
+ * Tools the catalog refers to without giving them a section ("referenced_but_no_section"), each
+ * with the reference: built from what refers to them, so they are registered but not in `tools`.
+ */
+const NAMED_WITHOUT_SECTION: Record<string, string> = {
+  reflect_history: "reflect_archive Lifecycle: history stays listed until include_archived filtering hides it",
+};
+
 /** Parameters we accept beyond the catalog, each with its reason. */
 const ADDITIONS: Record<string, string[]> = {};
 
 describe("the tools against the SHAMPOO catalog", () => {
   it("every registered tool is in the catalog; the ones not built yet are listed", () => {
-    const unknown = TOOLS.map((t) => t.name).filter((n) => !byName.has(n));
+    const unknown = TOOLS.map((t) => t.name).filter((n) => !byName.has(n) && !(n in NAMED_WITHOUT_SECTION));
     expect(unknown).toEqual([]);
-    const built = new Set(TOOLS.map((t) => t.name));
+    const built = new Set(TOOLS.map((t) => t.name).filter((n) => byName.has(n)));
     const missing = catalog.tools.filter((t) => !built.has(t.name));
     // The report a reader of the test output sees; the count only moves down as categories land.
     console.info(

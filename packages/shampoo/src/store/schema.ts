@@ -1,6 +1,7 @@
 import type { DialectName, Generated, Kysely } from "kernel";
 import type { GraphDB } from "../domains/graph/schema.ts";
 import type { LinksDB } from "../domains/links/schema.ts";
+import type { ReflectionDB } from "../domains/reflection/schema.ts";
 import type { SessionsDB } from "../domains/sessions/schema.ts";
 import type { TasksDB } from "../domains/tasks/schema.ts";
 import type { PlatformDB } from "../platform/schema.ts";
@@ -42,4 +43,4 @@ export type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
  * schema.ts, and the migrations are gathered by modules.ts (no runtime import from here, so the
  * shared schema never depends on a domain). A new module adds `& <Area>DB` here.
  */
-export type ShampooDB = PlatformDB & TasksDB & LinksDB & SessionsDB & GraphDB;
+export type ShampooDB = PlatformDB & TasksDB & LinksDB & SessionsDB & GraphDB & ReflectionDB;

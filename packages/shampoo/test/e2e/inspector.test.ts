@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  answeredAsExpected,
   BIN,
   EXAMPLES,
   type Fixture,
@@ -147,7 +148,10 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve --http --config
       for (let name = names.shift(); name !== undefined; name = names.shift()) {
         const args = (EXAMPLES[name] as (f: Fixture) => Sc)(fixture);
         const out = await call(name, args);
-        if (out.isError || typeof out.structuredContent !== "object") {
+        if (
+          !answeredAsExpected(name, out.isError, out.structuredContent) ||
+          typeof out.structuredContent !== "object"
+        ) {
           failures.push(`${name} ${JSON.stringify(args)} → ${JSON.stringify(out)}`);
         }
       }

@@ -34,6 +34,10 @@ export interface Fixture {
   entity?: string;
   entity2?: string;
   doomed?: string;
+  /** Completed reflection runs of `project` (when reflect_start is registered): one each for
+   * apply, archive and discard, so examples run in any order; and a candidate of the second. */
+  runs?: { apply: string; archive: string; discard: string };
+  candidateId?: string;
 }
 
 type Sc = Record<string, unknown>;
@@ -107,13 +111,52 @@ export const EXAMPLES: Record<string, Example> = {
     project: f.project,
     active_files: ["packages/shampoo/src/cli.ts"],
   }),
+  // Reflection
+  reflect_apply: (f) => ({ run_id: runs(f).apply, applied_by: "e2e" }),
+  reflect_archive: (f) => ({ run_id: runs(f).archive }),
+  reflect_audit: (f) => ({ project: f.project, format: "markdown" }),
+  reflect_cancel: (f) => ({ run_id: runs(f).apply }),
+  reflect_decide: (f) => ({ candidate_id: need(f, "candidateId"), decision: "defer", decided_by: "e2e" }),
+  reflect_discard: (f) => ({ run_id: runs(f).discard, reason: "e2e" }),
+  reflect_history: (f) => ({ project: f.project, include_archived: true }),
+  reflect_review: (f) => ({ run_id: runs(f).archive, decision_filter: "" }),
+  reflect_start: (f) => ({ project: f.project, created_by: "e2e", instructions: "every tool over every transport" }),
 };
+
+const runs = (f: Fixture): { apply: string; archive: string; discard: string } => {
+  if (!f.runs) throw new Error("this example needs fixture.runs: register reflect_start");
+  return f.runs;
+};
+
+/**
+ * Tools whose success needs a state no tool call can make, called anyway: each must answer
+ * exactly this documented refusal (a normal error payload, valid against its outputSchema).
+ * reflect_cancel succeeds only on a run left pending or running (by a crashed server); every
+ * run a call makes is already terminal when the call returns.
+ */
+export const EXPECTED_REFUSALS: Record<string, { error: string; error_type: string }> = {
+  reflect_cancel: { error: "cannot_cancel_terminal_run", error_type: "invalid_state_transition" },
+};
+
+/** Whether a tools/call answer is what the example should get: success, or its expected refusal. */
+export function answeredAsExpected(name: string, isError: unknown, sc: unknown): boolean {
+  const refusal = EXPECTED_REFUSALS[name];
+  if (!refusal) return !isError;
+  const got = sc as Record<string, unknown> | undefined;
+  return isError === true && got?.error === refusal.error && got?.error_type === refusal.error_type;
+}
 
 /**
  * Calls that make the fixture, in order; each runs only when its tool is registered. The task is
  * always made (create_task_or_note is the everyday entry point).
  */
-const FIXTURE_STEPS: Array<{ tool: string; args(f: Fixture): Sc; take(sc: Sc, f: Fixture): Partial<Fixture> }> = [
+const FIXTURE_STEPS: Array<{
+  tool: string;
+  args(f: Fixture): Sc;
+  take(sc: Sc, f: Fixture): Partial<Fixture>;
+  /** The tool called, when it is not `tool` (the step runs only when `tool` is registered). */
+  via?: string;
+}> = [
   {
     tool: "create_task_or_note",
     args: (f) => ({ title: `fixture for ${f.project}`, project: f.project }),
@@ -150,13 +193,35 @@ const FIXTURE_STEPS: Array<{ tool: string; args(f: Fixture): Sc; take(sc: Sc, f:
     args: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity2") }),
     take: () => ({}),
   },
+  {
+    // A note without a description: a reflection finding (empty_description_notes).
+    tool: "reflect_start",
+    args: (f) => ({ title: `e2e empty note ${f.project}`, type: "note", project: f.project }),
+    take: () => ({}),
+    via: "create_task_or_note",
+  },
+  ...(["apply", "archive", "discard"] as const).map((k) => ({
+    tool: "reflect_start",
+    args: (f: Fixture) => ({ project: f.project, created_by: `e2e fixture ${k}` }),
+    take: (sc: Sc, f: Fixture) => ({ runs: { ...(f.runs as NonNullable<Fixture["runs"]>), [k]: sc.run_id as string } }),
+  })),
+  {
+    tool: "reflect_review",
+    args: (f) => ({ run_id: runs(f).archive }),
+    take: (sc) => ({ candidateId: (sc.candidates as Array<{ candidate_id: string }>)[0]?.candidate_id }),
+  },
+  {
+    tool: "reflect_decide",
+    args: (f) => ({ candidate_id: need(f, "candidateId"), decision: "accept" }),
+    take: () => ({}),
+  },
 ];
 
 /** Makes the fixture through `call` (any transport): the steps whose tools are registered. */
 export async function makeFixture(project: string, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Fixture> {
   const f: Fixture = { taskId: "", project };
   for (const step of FIXTURE_STEPS) {
-    if (TOOL_NAMES.includes(step.tool)) Object.assign(f, step.take(await call(step.tool, step.args(f)), f));
+    if (TOOL_NAMES.includes(step.tool)) Object.assign(f, step.take(await call(step.via ?? step.tool, step.args(f)), f));
   }
   return f;
 }
@@ -237,7 +302,10 @@ export async function callEveryTool(s: Session, project: string): Promise<Map<st
   for (const name of TOOL_NAMES) {
     const args = (EXAMPLES[name] as Example)(fixture);
     const r = await s.call(name, args);
-    expect(r.isError, `${name} ${JSON.stringify(args)} → ${JSON.stringify(r.structuredContent)}`).toBeFalsy();
+    expect(
+      answeredAsExpected(name, r.isError, r.structuredContent),
+      `${name} ${JSON.stringify(args)} → ${JSON.stringify(r.structuredContent)}`,
+    ).toBe(true);
     results.set(name, r.structuredContent as Sc);
   }
   return results;

@@ -1,0 +1,191 @@
+import { iso, type Transaction } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { recordEvent } from "../../../store/history.ts";
+import type { ShampooDB, TaskRow } from "../../../store/schema.ts";
+import { taskView } from "../../tasks/model.ts";
+import { changeTaskIn } from "../../tasks/mutate.ts";
+import { getTask } from "../../tasks/store.ts";
+import { badArgument, badTransition, candidateNotFound, runNotFound } from "../errors.ts";
+import { isDecision, isDecisionFilter, type Plan, plan, type TargetNow } from "../rules/apply.ts";
+import type { Fingerprint } from "../rules/detect.ts";
+import { CATEGORIES, clamp, isCategory, offsetOf, REVIEW_LIMIT } from "../rules/model.ts";
+import type { ReflectionCandidateRow } from "../schema.ts";
+import {
+  acceptedCandidates,
+  type CandidateWithApplied,
+  getCandidate,
+  getRun,
+  insertSnapshot,
+  listCandidates,
+  setDecision,
+} from "../store/runs.ts";
+import { taskExists } from "../store/targets.ts";
+
+/** Candidates: review (pure read), decide, and apply with before/after snapshots. */
+
+type Trx = Transaction<ShampooDB>;
+
+function candidateView(c: CandidateWithApplied): Record<string, unknown> {
+  return {
+    candidate_id: c.candidate_id,
+    run_id: c.run_id,
+    type: c.type,
+    suggested_action: c.suggested_action,
+    target_kind: c.target_kind,
+    target_ref: c.target_ref,
+    evidence: JSON.parse(c.evidence_json),
+    confidence: c.confidence,
+    decision: c.decision ?? "pending",
+    decided_by: c.decided_by,
+    decided_at: c.decided_at,
+    created_at: c.created_at,
+    applied_at: c.applied === null ? null : String(c.applied),
+    already_applied: c.applied !== null,
+  };
+}
+
+export async function reviewCandidates(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const decision = typeof a.decision_filter === "string" ? a.decision_filter : "";
+  if (!isDecisionFilter(decision)) {
+    throw badArgument("unknown_decision_filter", `decision_filter must be "", pending, accept, reject or defer`);
+  }
+  const type =
+    typeof a.candidate_type_filter === "string" && a.candidate_type_filter !== "" ? a.candidate_type_filter : null;
+  if (type !== null && !isCategory(type)) {
+    throw badArgument("invalid_argument", `candidate_type_filter must be one of ${CATEGORIES.join(", ")}`);
+  }
+  const limit = clamp(a.limit as number | undefined, REVIEW_LIMIT.default, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
+  const offset = offsetOf(a.offset as number | undefined);
+  // A run the caller cannot reach has no visible candidate: the empty shape, as for an unknown id.
+  const { rows, total } = await ctx.database.read((db) =>
+    listCandidates(db, ctx.caller, String(a.run_id), { decision, type, limit, offset }),
+  );
+  return {
+    candidates: rows.map(candidateView),
+    total,
+    limit,
+    offset,
+    decision_filter: decision,
+    candidate_type_filter: type ?? "",
+  };
+}
+
+export async function decideCandidate(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const decision = String(a.decision);
+  // Shape first: an unknown decision answers the same whether or not the candidate exists.
+  if (!isDecision(decision)) throw badArgument("invalid_argument", "decision must be accept, reject or defer");
+  const decidedBy = typeof a.decided_by === "string" && a.decided_by !== "" ? a.decided_by : "user";
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (trx) => {
+    const c = await getCandidate(trx, ctx.caller, String(a.candidate_id), ctx.database.dialect === "postgres");
+    if (!c) throw candidateNotFound();
+    const set = { decision, decided_by: decidedBy, decided_principal: ctx.caller.principal, decided_at: iso(now) };
+    await recordEvent(trx as Trx, ctx.caller, ctx.source, now, {
+      entityKind: "reflection_candidate",
+      entityId: c.candidate_id,
+      action: "decide",
+      old: { decision: c.decision, decided_by: c.decided_by, decided_at: c.decided_at },
+      new: { decision, decided_by: decidedBy, decided_at: set.decided_at },
+      payload: { run_id: c.run_id },
+    });
+    await setDecision(trx as Trx, c.candidate_id, set);
+    return { candidate_id: c.candidate_id, decision, decided_by: decidedBy };
+  });
+}
+
+const nowOf = (t: TaskRow | undefined): TargetNow | null =>
+  t ? { id: t.id, last_event_id: t.last_event_id, status: t.status, parent_id: t.parent_id } : null;
+
+/**
+ * Applies a completed run's accepted candidates in one transaction: for each, the target is
+ * read again under the caller's grants (locked on PostgreSQL), the plan (rules/apply.ts) says
+ * skip or mutate, and a mutation goes through the task domain's canonical path with a
+ * before/after snapshot. Rerunning skips what was applied (already_applied) and writes nothing.
+ * Applies of one run are serialised by the run's row lock (PostgreSQL) or the writer lock (SQLite).
+ */
+export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const appliedBy = typeof a.applied_by === "string" && a.applied_by !== "" ? a.applied_by : "user";
+  const csv = typeof a.candidate_ids_csv === "string" ? a.candidate_ids_csv : "";
+  const wanted = new Set(
+    csv
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+  );
+  const pg = ctx.database.dialect === "postgres";
+  const now = ctx.clock.now();
+  const scope = scopeOf(ctx.caller);
+  const lock = pg ? "postgres" : false;
+  return ctx.database.transaction(async (db) => {
+    const trx = db as Trx;
+    const run = await getRun(trx, ctx.caller, String(a.run_id), { lock: pg });
+    if (!run) throw runNotFound();
+    if (run.status !== "completed") throw badTransition("run_not_completed", run.run_id, run.status);
+    const accepted = (await acceptedCandidates(trx, ctx.caller, run.run_id)).filter(
+      (c) => wanted.size === 0 || wanted.has(c.candidate_id),
+    );
+    const skipped: Array<{ candidate_id: string; reason: string }> = [];
+    const failed: Array<{ candidate_id: string; error: string }> = [];
+    let applied = 0;
+    for (const c of accepted) {
+      const fingerprint = JSON.parse(c.fingerprint_json) as Fingerprint;
+      const target = c.target_kind === "task" ? await getTask(trx, scope, c.target_ref, lock) : undefined;
+      if (!isCategory(c.type)) {
+        // A candidate of a type this version has no mutation for (written by a newer one).
+        failed.push({ candidate_id: c.candidate_id, error: `no mutation for candidate type ${c.type}` });
+        continue;
+      }
+      const keeper = fingerprint.keeper ? await getTask(trx, scope, fingerprint.keeper.id, lock) : undefined;
+      const decision: Plan = plan({
+        type: c.type,
+        target_kind: c.target_kind as "task" | "entity",
+        fingerprint,
+        applied: c.snapshot_at !== null,
+        target: nowOf(target),
+        targetExists:
+          target !== undefined ||
+          (c.target_kind === "task" && (await taskExists(trx, ctx.caller.profile, c.target_ref))),
+        keeper: nowOf(keeper),
+        parentVisible: target?.parent_id ? (await getTask(trx, scope, target.parent_id)) !== undefined : false,
+      });
+      if ("skip" in decision) {
+        skipped.push({ candidate_id: c.candidate_id, reason: decision.skip });
+        continue;
+      }
+      const before = target as TaskRow;
+      const { eventId, after } = await changeTaskIn(ctx, trx, now, before, decision.set, "reflect_apply", {
+        run_id: run.run_id,
+        candidate_id: c.candidate_id,
+        type: c.type,
+      });
+      await insertSnapshot(trx, snapshotRow(ctx, c, before, after, appliedBy, eventId, now));
+      applied++;
+    }
+    return { run_id: run.run_id, considered: accepted.length, applied, skipped, failed };
+  });
+}
+
+function snapshotRow(
+  ctx: ShampooCtx,
+  c: ReflectionCandidateRow,
+  before: TaskRow,
+  after: TaskRow,
+  appliedBy: string,
+  eventId: string,
+  now: number,
+) {
+  return {
+    candidate_id: c.candidate_id,
+    run_id: c.run_id,
+    profile: ctx.caller.profile,
+    target_kind: c.target_kind,
+    target_ref: c.target_ref,
+    before_json: JSON.stringify(taskView(before)),
+    after_json: JSON.stringify(taskView(after)),
+    applied_by: appliedBy,
+    applied_principal: ctx.caller.principal,
+    applied_at: iso(now),
+    event_id: eventId,
+  };
+}

@@ -1,0 +1,330 @@
+import { randomUUID } from "node:crypto";
+import { iso, type Transaction } from "kernel";
+import { projectValue } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { recordEvent } from "../../../store/history.ts";
+import type { ShampooDB } from "../../../store/schema.ts";
+import { badArgument, badTransition, runNotFound } from "../errors.ts";
+import { candidateId, canonical, findingsDigest, flatten } from "../rules/detect.ts";
+import { canArchive, move } from "../rules/lifecycle.ts";
+import {
+  CANDIDATE_CAP,
+  CONTRACT_VERSION,
+  clamp,
+  HISTORY_LIMIT,
+  INSTRUCTIONS_MAX,
+  offsetOf,
+  RUN_STATUSES,
+  type RunStatus,
+} from "../rules/model.ts";
+import type { ReflectionCandidateRow, ReflectionRunRow } from "../schema.ts";
+import { casRun, getRun, insertCandidates, insertRun, listRuns, runById, updateRun } from "../store/runs.ts";
+import { auditParams, auditPass, summaryOf } from "./audit.ts";
+
+/**
+ * Runs: start (create → run → complete | fail), cancel, archive, discard, and the run list.
+ * Every change is one transaction with its history event (entity_kind reflection_run), and
+ * every status move is a compare-and-swap on the status it read (rules/lifecycle.ts).
+ */
+
+type Trx = Transaction<ShampooDB>;
+
+function runEvent(ctx: ShampooCtx, trx: Trx, now: number, run: ReflectionRunRow, action: string, change: unknown) {
+  return recordEvent(trx, ctx.caller, ctx.source, now, {
+    entityKind: "reflection_run",
+    entityId: run.run_id,
+    action,
+    old: { status: run.status, archived_at: run.archived_at },
+    new: change,
+    parentEventId: run.last_event_id,
+  });
+}
+
+/** The public shape of a run. */
+export function runView(r: ReflectionRunRow): Record<string, unknown> {
+  return {
+    run_id: r.run_id,
+    status: r.status,
+    project: r.project,
+    version: r.version,
+    created_by: r.created_by,
+    model: r.model,
+    instructions: r.instructions,
+    input: JSON.parse(r.input_json),
+    summary: r.summary_json === null ? null : JSON.parse(r.summary_json),
+    candidates_persisted: r.candidates_persisted,
+    error_type: r.error_type,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    archived_at: r.archived_at,
+  };
+}
+
+const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+/** Creates the pending run with its recorded input (first step of reflect_start). */
+export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<ReflectionRunRow> {
+  const instructions = text(a.instructions) ?? null;
+  if (instructions !== null && instructions.length > INSTRUCTIONS_MAX) {
+    throw badArgument(
+      "instructions_too_long",
+      `instructions hold ${instructions.length} characters; at most ${INSTRUCTIONS_MAX}`,
+    );
+  }
+  const version = text(a.version) ?? CONTRACT_VERSION;
+  if (version !== CONTRACT_VERSION) {
+    throw badArgument(
+      "invalid_argument",
+      `unknown run version ${JSON.stringify(version)} (known: ${CONTRACT_VERSION})`,
+    );
+  }
+  // No upper bound of its own: past the cap the run fails (candidate_limit_exceeded).
+  const p = auditParams(ctx.caller, a, Number.MAX_SAFE_INTEGER);
+  const now = ctx.clock.now();
+  const run: ReflectionRunRow = {
+    run_id: randomUUID(),
+    profile: ctx.caller.profile,
+    project: p.project,
+    status: "pending",
+    version,
+    created_by: text(a.created_by) ?? "user",
+    principal: ctx.caller.principal,
+    model: text(a.model) ?? null,
+    instructions,
+    input_json: JSON.stringify(p),
+    summary_json: null,
+    candidates_persisted: 0,
+    error_type: null,
+    created_at: iso(now),
+    started_at: null,
+    finished_at: null,
+    archived_at: null,
+    discarded_at: null,
+    discarded_by: null,
+    discard_reason: null,
+    updated_at: iso(now),
+    last_event_id: "",
+  };
+  await ctx.database.transaction(async (trx) => {
+    const t = trx as Trx;
+    run.last_event_id = await recordEvent(t, ctx.caller, ctx.source, now, {
+      entityKind: "reflection_run",
+      entityId: run.run_id,
+      action: "create",
+      old: null,
+      new: runView(run),
+      payload: a,
+    });
+    await insertRun(t, run);
+  });
+  return run;
+}
+
+/** Moves a run by compare-and-swap; false when it was no longer in `from` (someone moved it first). */
+async function swap(
+  ctx: ShampooCtx,
+  trx: Trx,
+  runId: string,
+  from: RunStatus,
+  set: Partial<ReflectionRunRow> & { status: RunStatus },
+  action: string,
+  now: number,
+): Promise<boolean> {
+  const run = await runById(trx, ctx.caller.profile, runId);
+  if (!run || run.status !== from) return false;
+  // The swap first: a mover that lost the race writes nothing, not even its event.
+  if (!(await casRun(trx, runId, [from], { ...set, updated_at: iso(now) }))) return false;
+  const eventId = await runEvent(ctx, trx, now, run, action, { status: set.status });
+  await updateRun(trx, runId, { last_event_id: eventId });
+  return true;
+}
+
+export interface ExecuteHooks {
+  /** Called after the scan, before the completing transaction (tests: a cancel during the pass). */
+  beforeComplete?(): Promise<void>;
+}
+
+/**
+ * The pass of a pending run: pending → running, the audit on one read snapshot, then one
+ * transaction that persists every candidate and moves running → completed, or, past the cap,
+ * running → failed with no candidate. A run moved meanwhile (canceled) keeps its status and
+ * gets no candidate. Engine failures mark the run failed, best effort, and surface.
+ */
+export async function executeRun(
+  ctx: ShampooCtx,
+  runId: string,
+  hooks: ExecuteHooks = {},
+): Promise<Record<string, unknown>> {
+  const now = ctx.clock.now();
+  const current = async () => (await runById(ctx.database.db, ctx.caller.profile, runId)) as ReflectionRunRow;
+  try {
+    const started = await ctx.database.transaction((trx) =>
+      swap(ctx, trx as Trx, runId, "pending", { status: "running", started_at: iso(now) }, "run", now),
+    );
+    if (!started) return startResult(await current());
+    const run = await current();
+    const p = JSON.parse(run.input_json);
+    // Read at most cap + 1 rows a category: one more than the cap already fails the run.
+    const pass = { ...p, limit_per_category: Math.min(p.limit_per_category, CANDIDATE_CAP + 1) };
+    const findings = await ctx.database.read((db) => auditPass(db, ctx.database.dialect, ctx.caller, pass, now));
+    const summary = summaryOf(findings, p, now);
+    const list = flatten(findings);
+    await hooks.beforeComplete?.();
+    await ctx.database.transaction(async (trx) => {
+      const t = trx as Trx;
+      if (list.length > CANDIDATE_CAP) {
+        await swap(ctx, t, runId, "running", failure("candidate_limit_exceeded", summary, now), "fail", now);
+        return;
+      }
+      const ok = await swap(
+        ctx,
+        t,
+        runId,
+        "running",
+        {
+          status: "completed",
+          finished_at: iso(now),
+          summary_json: JSON.stringify(summary),
+          candidates_persisted: list.length,
+        },
+        "complete",
+        now,
+      );
+      if (!ok) return; // canceled during the pass: no candidate is persisted
+      const rows: ReflectionCandidateRow[] = list.map((f, ord) => ({
+        candidate_id: candidateId(runId, f),
+        run_id: runId,
+        profile: ctx.caller.profile,
+        ord,
+        type: f.type,
+        suggested_action: f.suggested_action,
+        target_kind: f.target_kind,
+        target_ref: f.target_ref,
+        evidence_json: canonical(f.evidence),
+        evidence_project: f.evidence_project,
+        private_to: f.private_to,
+        confidence: f.confidence,
+        fingerprint_json: JSON.stringify(f.fingerprint),
+        decision: null,
+        decided_by: null,
+        decided_principal: null,
+        decided_at: null,
+        created_at: iso(now),
+      }));
+      await insertCandidates(t, rows);
+      await recordEvent(t, ctx.caller, ctx.source, now, {
+        entityKind: "reflection_run",
+        entityId: runId,
+        action: "persist_candidates",
+        old: null,
+        new: { candidates_persisted: rows.length, digest: findingsDigest(list) },
+      });
+    });
+    return startResult(await current());
+  } catch (e) {
+    // Best effort: the run must not stay "running" after a failed pass.
+    await ctx.database
+      .transaction(async (trx) => {
+        const t = trx as Trx;
+        for (const from of ["running", "pending"] as const) {
+          if (await swap(ctx, t, runId, from, failure("internal_error", null, now), "fail", now)) return;
+        }
+      })
+      .catch(() => {});
+    throw e;
+  }
+}
+
+function failure(errorType: string, summary: unknown, now: number): Partial<ReflectionRunRow> & { status: "failed" } {
+  return {
+    status: "failed",
+    error_type: errorType,
+    finished_at: iso(now),
+    summary_json: summary === null ? null : JSON.stringify(summary),
+  };
+}
+
+function startResult(r: ReflectionRunRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    run_id: r.run_id,
+    status: r.status,
+    candidates_persisted: r.candidates_persisted,
+    summary: r.summary_json === null ? null : JSON.parse(r.summary_json),
+  };
+  if (r.error_type !== null) out.error_type = r.error_type;
+  return out;
+}
+
+export async function startReflection(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const run = await createRun(ctx, a);
+  return executeRun(ctx, run.run_id);
+}
+
+/** A lifecycle move on a run the caller may reach (not found otherwise), in one transaction. */
+async function onRun<T>(
+  ctx: ShampooCtx,
+  runId: string,
+  fn: (trx: Trx, run: ReflectionRunRow, now: number) => Promise<T>,
+): Promise<T> {
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (trx) => {
+    const run = await getRun(trx, ctx.caller, runId, { lock: ctx.database.dialect === "postgres" });
+    if (!run) throw runNotFound();
+    return fn(trx as Trx, run, now);
+  });
+}
+
+export async function cancelRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+    const m = move(run.status, "cancel");
+    if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
+    await swap(ctx, trx, run.run_id, run.status, { status: m.to, finished_at: iso(now) }, "cancel", now);
+    return { run_id: run.run_id, status: m.to, previous_status: run.status, finished_at: iso(now) };
+  });
+}
+
+export async function archiveRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+    if (!canArchive(run.status)) throw badTransition("cannot_archive_active_run", run.run_id, run.status);
+    if (run.archived_at !== null) return { run_id: run.run_id, archived_at: run.archived_at, newly_archived: false };
+    const eventId = await runEvent(ctx, trx, now, run, "archive", { status: run.status, archived_at: iso(now) });
+    await updateRun(trx, run.run_id, { archived_at: iso(now), updated_at: iso(now), last_event_id: eventId });
+    return { run_id: run.run_id, archived_at: iso(now), newly_archived: true };
+  });
+}
+
+export async function discardRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const reason = text(a.reason) ?? null;
+  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+    const m = move(run.status, "discard");
+    if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
+    const set = { status: m.to, discarded_at: iso(now), discarded_by: ctx.caller.principal, discard_reason: reason };
+    await swap(ctx, trx, run.run_id, run.status, set, "discard", now);
+    // rows_deleted: the catalog's wire shape (1 on success); nothing is physically removed.
+    return { run_id: run.run_id, rows_deleted: 1 };
+  });
+}
+
+export async function runHistory(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const project = projectValue(a.project);
+  const status = text(a.status) ?? null;
+  if (status !== null && (status === "discarded" || !(RUN_STATUSES as readonly string[]).includes(status))) {
+    throw badArgument("invalid_argument", `status must be one of pending, running, completed, failed, canceled`);
+  }
+  const includeArchived = a.include_archived === true;
+  const limit = clamp(a.limit as number | undefined, HISTORY_LIMIT.default, HISTORY_LIMIT.min, HISTORY_LIMIT.max);
+  const offset = offsetOf(a.offset as number | undefined);
+  const { rows, total } = await ctx.database.read((db) =>
+    listRuns(db, ctx.caller, { project, status: status as RunStatus | null, includeArchived, limit, offset }),
+  );
+  return {
+    runs: rows.map(runView),
+    total,
+    limit,
+    offset,
+    project,
+    status: status ?? "",
+    include_archived: includeArchived,
+  };
+}
