@@ -10,6 +10,7 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
+import { governanceTools } from "./domains/governance/tools.ts";
 import { flushAccessNotes } from "./domains/graph/access.ts";
 import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { graphTools } from "./domains/graph/tools.ts";
@@ -26,7 +27,7 @@ export const INSTRUCTIONS =
   "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
 
 /** Every SHAMPOO tool, in catalog order per category. */
-export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools];
+export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools, ...governanceTools];
 
 /** SHAMPOO's request limits: generous for batches, still bounded. */
 export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };

@@ -1,4 +1,6 @@
 import { type DialectName, type Generated, type Kysely, sql } from "kernel";
+import { governanceMigrations } from "../domains/governance/schema/migrations.ts";
+import type { GovernanceDB } from "../domains/governance/schema/tables.ts";
 import { type GraphDB, graphMigrations } from "../domains/graph/schema.ts";
 import { type LinksDB, linksMigrations } from "../domains/links/schema.ts";
 import { type SessionsDB, sessionsMigrations } from "../domains/sessions/schema.ts";
@@ -476,7 +478,7 @@ const foundationMigrations: Record<string, Up> = {
 };
 
 /** The whole SHAMPOO database. A domain adds `& <Area>DB` here. */
-export type ShampooDB = FoundationDB & LinksDB & SessionsDB & GraphDB;
+export type ShampooDB = FoundationDB & LinksDB & SessionsDB & GraphDB & GovernanceDB;
 
 /** Every migration, run in name order ("001_…", "002_…"). A domain adds `...<area>Migrations`. */
 export const shampooMigrations: Record<string, Up> = {
@@ -484,4 +486,5 @@ export const shampooMigrations: Record<string, Up> = {
   ...linksMigrations,
   ...sessionsMigrations,
   ...graphMigrations,
+  ...governanceMigrations,
 };

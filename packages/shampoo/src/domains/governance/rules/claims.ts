@@ -58,7 +58,8 @@ const HEDGE = /\b(maybe|perhaps|probably|might|possibly|unclear|unsure|not sure|
 const FIRM = /\b(decided|agreed|confirmed|always|must)\b/i;
 /** "since 2026-01-05", "as of 2026-01-05", "effective 2026-01-05": when the claim became true. */
 const VALID_FROM = /\b(?:since|as of|effective|from)\s+(\d{4}-\d{2}-\d{2})\b/i;
-const LEAD = /^(?:(?:we|it was|it is)\s+(?:decided|agreed)\s+(?:that\s+)?|decided:\s*|note:\s*|so\s+|and\s+|but\s+)/i;
+const LEAD =
+  /^(?:(?:we|it was|it is)\s+(?:decided|agreed)\s+(?:that\s+)?|decided:\s*|note:\s*|so\s+|and\s+|but\s+|maybe\s+|perhaps\s+|probably\s+)+/i;
 
 export interface ExtractedClaim {
   subject: string;
@@ -99,7 +100,8 @@ export function extractClaims(body: string): ExtractedClaim[] {
       const m = new RegExp(`^(.+?)\\s+(?:${verbs})\\s+(.+)$`, "i").exec(clean);
       if (!m) continue;
       const subject = lastWords(strip(m[1] as string), WORDS_MAX);
-      const object = firstWords(strip(m[2] as string), WORDS_MAX);
+      // The object ends at the first clause break ("Redis, probably" → "Redis").
+      const object = firstWords(strip((m[2] as string).split(/[,;:(]/)[0] as string), WORDS_MAX);
       if (subject.length < 2 || object.length < 2) continue;
       const key = `${norm(subject)}\u0000${predicate}\u0000${norm(object)}`;
       if (!seen.has(key)) {
