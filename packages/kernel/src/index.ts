@@ -5,6 +5,7 @@ export * from "./limits.ts";
 export * from "./server.ts";
 export * from "./store/db.ts";
 export * from "./store/prepared.ts";
+export * from "./tools/define.ts";
 export * from "./tools/registry.ts";
 export * from "./transport/http.ts";
 export * from "./transport/stdio.ts";

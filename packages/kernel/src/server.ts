@@ -33,7 +33,7 @@ export interface McpServerOptions<Ctx> {
   instructions?: string;
   registry: ToolRegistry<Ctx>;
   /** Builds the per-call context from the session. */
-  context(session: SessionInfo): Ctx;
+  context(session: SessionInfo): Ctx | Promise<Ctx>;
 }
 
 /**

@@ -2,7 +2,6 @@ import {
   type Clock,
   type Database,
   type McpServerOptions,
-  migrate,
   openDatabase,
   type SessionInfo,
   systemClock,
@@ -10,15 +9,13 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
-import { governanceTools } from "./domains/governance/tools.ts";
 import { flushAccessNotes } from "./domains/graph/access.ts";
 import { tidySearchIndexes } from "./domains/graph/fts.ts";
-import { graphTools } from "./domains/graph/tools.ts";
-import { linkTools } from "./domains/links/tools.ts";
-import { sessionTools } from "./domains/sessions/tools.ts";
-import { taskTools } from "./domains/tasks/tools.ts";
-import { type ShampooDB, shampooMigrations } from "./store/schema.ts";
-import { formatRejection, type ShampooTool } from "./tooling.ts";
+import { MODULES } from "./modules.ts";
+import { migrateModules } from "./platform/migrate.ts";
+import { toolsOf } from "./platform/module.ts";
+import type { ShampooDB } from "./store/schema.ts";
+import { authorize, formatRejection, type ShampooTool } from "./tooling.ts";
 
 export const SERVER_NAME = "shampoo";
 export const SERVER_VERSION = "0.1.0";
@@ -26,8 +23,8 @@ export const SERVER_VERSION = "0.1.0";
 export const INSTRUCTIONS =
   "SHAMPOO: shared, durable memory and coordination for agents. Tasks and notes, a knowledge graph, sessions and handoff. Every write is atomic and audited; nothing is ever physically deleted; every read and write is filtered by your project grants.";
 
-/** Every SHAMPOO tool, in catalog order per category. */
-export const TOOLS: ShampooTool[] = [...taskTools, ...graphTools, ...linkTools, ...sessionTools, ...governanceTools];
+/** Every SHAMPOO tool, in catalog order per category (derived from modules.ts). */
+export const TOOLS: ShampooTool[] = toolsOf(MODULES);
 
 /** SHAMPOO's request limits: generous for batches, still bounded. */
 export const LIMITS = { maxRequestBytes: 1_048_576, maxJsonDepth: 16, maxArrayItems: 1000 };
@@ -42,13 +39,14 @@ export interface ShampooOptions {
 
 export interface Shampoo {
   database: Database<ShampooDB>;
-  mcp: McpServerOptions<ShampooCtx>;
+  /** Its context is synchronous here (callers resolved from the config in memory). */
+  mcp: Omit<McpServerOptions<ShampooCtx>, "context"> & { context(session: SessionInfo): ShampooCtx };
   registry: ToolRegistry<ShampooCtx>;
   close(): Promise<void>;
 }
 
 export async function migrateShampoo(database: Database<ShampooDB>): Promise<void> {
-  await migrate(database, "shampoo_migrations", shampooMigrations);
+  await migrateModules(database, MODULES);
 }
 
 export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
@@ -62,8 +60,8 @@ export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
 export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptions, "db"> = {}): Shampoo {
   const clock = opts.clock ?? systemClock;
   const resolve = opts.resolveCaller ?? (() => localCaller());
-  const registry = new ToolRegistry<ShampooCtx>({ tools: TOOLS, limits: LIMITS, formatRejection });
-  const mcp: McpServerOptions<ShampooCtx> = {
+  const registry = new ToolRegistry<ShampooCtx>({ tools: TOOLS, limits: LIMITS, formatRejection, authorize });
+  const mcp: Shampoo["mcp"] = {
     name: SERVER_NAME,
     version: SERVER_VERSION,
     instructions: INSTRUCTIONS,

@@ -1,4 +1,13 @@
-import { DomainError, type JsonSchema, type Rejection, type ToolDef, type ToolOutput } from "kernel";
+import {
+  DomainError,
+  defineTool,
+  type JsonSchema,
+  type Rejection,
+  type ToolDef,
+  type ToolExample,
+  type ToolKind,
+  type ToolOutput,
+} from "kernel";
 import type { ShampooCtx } from "./context.ts";
 
 /**
@@ -25,35 +34,79 @@ export function input(properties: Record<string, JsonSchema>, required: string[]
 
 export type ShampooTool = ToolDef<ShampooCtx>;
 
+/**
+ * Who may call a tool: `agent` (every caller), `conductor` (the conductor role), `star` (a caller
+ * whose grants include "*"). A tool lists the words any one of which admits the caller; omitted
+ * = every caller. Enforced by the registry (authorize below), never by the handler.
+ */
+export type Access = "agent" | "conductor" | "star";
+
+interface ToolBase<I> {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  kind: ToolKind;
+  access?: readonly Access[];
+  examples?: ToolExample<I>[];
+}
+
 /** A tool's logic: the result as a plain object. */
-interface Run {
-  run(args: Record<string, unknown>, ctx: ShampooCtx): Promise<Record<string, unknown>>;
+interface Run<I> {
+  run(args: I, ctx: ShampooCtx): Promise<Record<string, unknown>>;
 }
 
 /**
  * A tool's logic that also has the result's exact JSON at hand (`text`, equal to
  * JSON.stringify(result)), sent as the text block instead of serializing the result again.
  */
-interface RunText {
-  runText(args: Record<string, unknown>, ctx: ShampooCtx): Promise<{ result: Record<string, unknown>; text: string }>;
+interface RunText<I> {
+  runText(args: I, ctx: ShampooCtx): Promise<{ result: Record<string, unknown>; text: string }>;
 }
 
-/** Wraps a tool's logic into its handler. */
-export function tool(def: Omit<ShampooTool, "handler"> & (Run | RunText)): ShampooTool {
-  // The source span names the tool, so every history event says where it came from.
+/**
+ * One SHAMPOO tool (kernel defineTool): `I` is the type of its validated input. The source span
+ * names the tool, so every history event says where it came from.
+ */
+export function tool<I = Record<string, unknown>>(def: ToolBase<I> & (Run<I> | RunText<I>)): ShampooTool {
   const named = (ctx: ShampooCtx): ShampooCtx => ({ ...ctx, source: { ...ctx.source, tool: def.name } });
-  if ("runText" in def) {
-    const { runText, ...rest } = def;
-    return {
-      ...rest,
-      handler: async (args, ctx) => {
-        const { result, text } = await runText(args, named(ctx));
-        return { structuredContent: result, text };
-      },
-    };
-  }
-  const { run, ...rest } = def;
-  return { ...rest, handler: async (args, ctx) => ({ structuredContent: await run(args, named(ctx)) }) };
+  const { name, title, description, inputSchema, outputSchema, kind, access, examples } = def;
+  const handler =
+    "runText" in def
+      ? async (args: I, ctx: ShampooCtx): Promise<ToolOutput> => {
+          const { result, text } = await def.runText(args, named(ctx));
+          return { structuredContent: result, text };
+        }
+      : async (args: I, ctx: ShampooCtx): Promise<ToolOutput> => ({
+          structuredContent: await def.run(args, named(ctx)),
+        });
+  return defineTool<I, ShampooCtx>({
+    name,
+    description,
+    inputSchema,
+    kind,
+    handler,
+    ...(title ? { title } : {}),
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(access ? { access } : {}),
+    ...(examples ? { examples } : {}),
+  });
+}
+
+/** The registry's access check (RegistryOptions.authorize): `access` words, any one admits. */
+export function authorize(def: ShampooTool, ctx: ShampooCtx): void {
+  const access = def.access as readonly Access[] | undefined;
+  if (!access || access.includes("agent")) return;
+  if (access.includes("conductor") && ctx.caller.role === "conductor") return;
+  if (access.includes("star") && ctx.caller.star) return;
+  throw new DomainError(
+    "forbidden",
+    `${def.name} requires-conductor: the conductor role${access.includes("star") ? " or a star grant" : ""} is needed`,
+    {
+      error_type: "requires-conductor",
+    },
+  );
 }
 
 export function notFound(what: "Task" | "Entity" | "Session" | string): DomainError {

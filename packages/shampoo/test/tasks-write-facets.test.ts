@@ -1,7 +1,7 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FACET_COLUMNS } from "../src/store/schema.ts";
+import { FACET_COLUMNS } from "../src/domains/tasks/schema.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { expectLiveIndex, freshProfile, NOW } from "./support/tasks-read.ts";
 

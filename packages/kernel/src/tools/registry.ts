@@ -22,7 +22,18 @@ export interface ToolOutput {
   text?: string;
 }
 
-/** A tool is data plus one function. */
+/** read: changes nothing; write: changes something; idempotent: a write whose repeat changes nothing more. */
+export type ToolKind = "read" | "write" | "idempotent";
+
+/** A call that must work, with (a part of) what it answers: fed to the e2e suite and the docs. */
+export interface ToolExample<Input = Record<string, unknown>> {
+  title: string;
+  input: Input;
+  /** Fields the result must contain with these values (a subset match). */
+  expect?: Record<string, unknown>;
+}
+
+/** A tool is data plus one function (build one with defineTool, define.ts). */
 export interface ToolDef<Ctx> {
   name: string;
   title?: string;
@@ -30,6 +41,10 @@ export interface ToolDef<Ctx> {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  kind?: ToolKind;
+  /** Who may call it, in the product's words; enforced by the registry's `authorize`. */
+  access?: readonly string[];
+  examples?: ToolExample[];
   handler(args: Record<string, unknown>, ctx: Ctx): Promise<ToolOutput>;
 }
 
@@ -48,6 +63,11 @@ export interface RegistryOptions<Ctx> {
    */
   aliases?: Record<string, string>;
   resolveAlias?(alias: string, target: string, ctx: Ctx): void;
+  /**
+   * Enforces `access` after the context is resolved and before the handler runs: throw a
+   * DomainError to refuse. Runs for every call, so a tool cannot forget it.
+   */
+  authorize?(tool: ToolDef<Ctx>, ctx: Ctx): void;
   /** Turn a refused or failed call into this product's error envelope. */
   formatRejection(tool: ToolDef<Ctx>, rejection: Rejection): ToolOutput;
   /** Validate every result against the tool's outputSchema (default on; a few µs a call). */
@@ -114,7 +134,12 @@ export class ToolRegistry<Ctx> {
     return this.byName.has(name) || this.aliases.has(name);
   }
 
-  async call(name: string, args: unknown, ctx: Ctx): Promise<ToolOutput> {
+  /**
+   * `ctx` may be a promise (asynchronous caller resolution: a session looked up in the
+   * database); it is awaited after limits and input validation, so a malformed call costs no
+   * lookup, and a failed resolution is this call's error result.
+   */
+  async call(name: string, args: unknown, ctx: Ctx | PromiseLike<Ctx>): Promise<ToolOutput> {
     let compiled = this.byName.get(name);
     const aliasTarget = compiled ? undefined : this.aliases.get(name);
     if (aliasTarget) compiled = this.byName.get(aliasTarget);
@@ -133,16 +158,20 @@ export class ToolRegistry<Ctx> {
     name: string,
     aliasTarget: string | undefined,
     args: unknown,
-    ctx: Ctx,
+    pending: Ctx | PromiseLike<Ctx>,
   ): Promise<ToolOutput> {
     const { def } = compiled;
+    // A context promise left unawaited (the call refused early) must not become an unhandled rejection.
+    if (isPromiseLike(pending)) Promise.resolve(pending).catch(() => {});
     try {
-      if (aliasTarget) this.opts.resolveAlias?.(name, aliasTarget, ctx);
+      if (aliasTarget) this.opts.resolveAlias?.(name, aliasTarget, await pending);
       const violation = checkLimits(args, this.opts.limits);
       if (violation) return this.opts.formatRejection(def, { kind: "limit", violation });
       if (!compiled.input(args)) {
         return this.opts.formatRejection(def, { kind: "schema", errors: compiled.input.errors ?? [] });
       }
+      const ctx = await pending;
+      this.opts.authorize?.(def, ctx);
       return await def.handler(args as Record<string, unknown>, ctx);
     } catch (e) {
       if (e instanceof DomainError) return this.opts.formatRejection(def, { kind: "error", error: e });
@@ -152,6 +181,10 @@ export class ToolRegistry<Ctx> {
       return this.opts.formatRejection(def, { kind: "error", error });
     }
   }
+}
+
+function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof (v as { then?: unknown } | null)?.then === "function";
 }
 
 function defaultInternalError(toolName: string, error: unknown): void {

@@ -45,10 +45,13 @@ export interface PendingEvent extends Mutation {
 }
 
 /**
- * recordEvent for several events of one transaction at once: the clock is bumped once by their
- * number and the events get consecutive clock values in the order given, exactly as one
- * recordEvent per event would have given them; the rows are written by multi-row INSERTs.
- * Call it before the transaction commits (the events are part of it).
+ * recordEvent for several events of one transaction at once: the events get consecutive clock
+ * values in the order given, exactly as one recordEvent per event would have given them.
+ *
+ * Inside platform `write()` (deferHistory below) the events are only collected: write() writes
+ * them all, with ONE clock bump per profile, at the end of the transaction, so the clock row
+ * (hot on PostgreSQL: every writer of a profile updates it) is locked only for the commit.
+ * Elsewhere the clock is bumped and the rows written now, before the transaction commits.
  */
 export async function recordEvents(
   trx: Transaction<ShampooDB>,
@@ -58,17 +61,14 @@ export async function recordEvents(
   events: PendingEvent[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const last = await nextClock(trx, caller.profile, events.length);
-  const first = last - events.length + 1;
   const at = iso(now);
   const sourceJson = JSON.stringify(source);
-  const rows = events.map((m, i) => ({
+  const rows: Unclocked[] = events.map((m) => ({
     event_id: m.eventId,
     profile: caller.profile,
     principal: caller.principal,
     role: caller.role,
     session_id: source.session ?? null,
-    clock: first + i,
     at,
     entity_kind: m.entityKind,
     entity_id: m.entityId,
@@ -79,6 +79,54 @@ export async function recordEvents(
     parent_event_id: m.parentEventId ?? null,
     source_json: sourceJson,
   }));
+  const deferred = pendingHistory.get(trx);
+  if (deferred) deferred.push(...rows);
+  else await writeHistory(trx, rows);
+}
+
+/** A history row before its clock value is known. */
+type Unclocked = Omit<Record<(typeof HISTORY_COLUMNS)[number], unknown>, "clock"> & { profile: string };
+
+/** Transactions whose events are written at their end (platform write()). */
+const pendingHistory = new WeakMap<object, Unclocked[]>();
+
+/**
+ * Collects the events recorded on `trx` until the returned flush writes them (one clock bump per
+ * profile, then multi-row INSERTs). Call the flush last inside the transaction.
+ */
+export function deferHistory(trx: Transaction<ShampooDB>): () => Promise<number> {
+  const rows: Unclocked[] = [];
+  pendingHistory.set(trx, rows);
+  return async () => {
+    pendingHistory.delete(trx);
+    await writeHistory(trx, rows);
+    return rows.length;
+  };
+}
+
+async function writeHistory(trx: Transaction<ShampooDB>, unclocked: Unclocked[]): Promise<void> {
+  if (unclocked.length === 0) return;
+  const byProfile = new Map<string, Unclocked[]>();
+  for (const r of unclocked) {
+    const list = byProfile.get(r.profile);
+    if (list) list.push(r);
+    else byProfile.set(r.profile, [r]);
+  }
+  const rows: Record<string, unknown>[] = [];
+  // Profiles in name order: two transactions touching the same profiles lock their clock rows in
+  // the same order (no deadlock on PostgreSQL).
+  for (const profile of [...byProfile.keys()].sort()) {
+    const list = byProfile.get(profile) as Unclocked[];
+    const last = await nextClock(trx, profile, list.length);
+    const first = last - list.length + 1;
+    list.forEach((r, i) => {
+      rows.push({ ...r, clock: first + i });
+    });
+  }
+  // Back in the order recorded (seq follows it), clocks already fixed per profile.
+  const order = new Map(unclocked.map((r, i) => [r.event_id, i]));
+  if (byProfile.size > 1)
+    rows.sort((a, b) => (order.get(a.event_id as string) ?? 0) - (order.get(b.event_id as string) ?? 0));
   // 15 columns a row: 100 rows stay far below SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += HISTORY_BATCH) {
     const batch = rows.slice(i, i + HISTORY_BATCH);

@@ -103,7 +103,7 @@ export interface GraphDB {
 }
 
 export const graphMigrations: Record<string, Up> = {
-  async "002_graph"(db, dialect) {
+  async "0001_graph"(db, dialect) {
     const pg = dialect === "postgres";
     let entities = db.schema.createTable("shampoo_entities");
     entities = pg
@@ -256,7 +256,7 @@ export const graphMigrations: Record<string, Up> = {
    *   segment per level: every term lookup probes each segment, so fewer segments make every
    *   search cheaper (13–21 segments at 100,000 entities cost 3–6× more per term than one).
    */
-  async "007_graph_search_vocab"(db, dialect) {
+  async "0002_search_vocab"(db, dialect) {
     if (dialect !== "sqlite") return;
     for (const t of ["shampoo_entities_fts", "shampoo_observations_fts"]) {
       await sql.raw(`CREATE VIRTUAL TABLE ${t}_vocab USING fts5vocab(${t}, row)`).execute(db);
@@ -392,3 +392,9 @@ async function postgresSearch(db: Parameters<Up>[0]): Promise<void> {
     RAISE NOTICE 'pg_trgm unavailable (%): search_by_project runs without its trigram index', SQLERRM;
   END $do$`.execute(db);
 }
+
+/** The names these had in the pre-module ledger (platform/migrate.ts adoptLegacy). */
+export const graphLegacy: Record<string, string[]> = {
+  "0001_graph": ["002_graph"],
+  "0002_search_vocab": ["007_graph_search_vocab"],
+};

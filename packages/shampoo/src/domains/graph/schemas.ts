@@ -40,23 +40,3 @@ export const RELATION_OUT: JsonSchema = {
 
 export const STRINGS: JsonSchema = { type: "array", items: { type: "string" } };
 export const COUNT: JsonSchema = { type: "integer", minimum: 0 };
-
-export const READ_ANNOTATIONS = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-/** Retirement is reversible (re-create revives the same identity), so not destructive. */
-export const RETIRE_ANNOTATIONS = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-export const CREATE_ANNOTATIONS = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};

@@ -60,7 +60,7 @@ export interface LinksDB {
 }
 
 export const linksMigrations: Record<string, Up> = {
-  async "003_links"(db, dialect) {
+  async "0001_links"(db, dialect) {
     await db.schema
       .createTable("shampoo_task_links")
       .addColumn("id", "text", (c) => c.primaryKey())
@@ -118,3 +118,6 @@ export const linksMigrations: Record<string, Up> = {
       .execute();
   },
 };
+
+/** The names these had in the pre-module ledger (platform/migrate.ts adoptLegacy). */
+export const linksLegacy: Record<string, string[]> = { "0001_links": ["003_links"] };

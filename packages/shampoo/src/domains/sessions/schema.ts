@@ -76,11 +76,7 @@ export interface SessionsDB {
 }
 
 export const sessionsMigrations: Record<string, Up> = {
-  // Handoff to a named principal (issue 17): who besides the owner may resume and save it.
-  async "sessions/0002_handoff"(db) {
-    await db.schema.alterTable("shampoo_sessions").addColumn("handed_to", "text").execute();
-  },
-  async "004_sessions"(db) {
+  async "0001_sessions"(db) {
     await db.schema
       .createTable("shampoo_sessions")
       .addColumn("profile", "text", (c) => c.notNull())
@@ -148,4 +144,11 @@ export const sessionsMigrations: Record<string, Up> = {
       .columns(["profile", "started_at"])
       .execute();
   },
+  // Handoff to a named principal (issue 17): who besides the owner may resume and save it.
+  async "0002_handoff"(db) {
+    await db.schema.alterTable("shampoo_sessions").addColumn("handed_to", "text").execute();
+  },
 };
+
+/** The names these had in the pre-module ledger (platform/migrate.ts adoptLegacy). */
+export const sessionsLegacy: Record<string, string[]> = { "0001_sessions": ["004_sessions"] };

@@ -1,7 +1,7 @@
 import type { Kysely } from "kernel";
 import type { Up } from "../../../store/schema.ts";
 
-/** Context governance migrations, namespaced (they sort after the numbered foundation ones). */
+/** Context governance migrations (the module ledger records them as governance/NNNN_what). */
 
 type Col = [name: string, type: "text" | "integer" | "double precision", notNull: boolean];
 
@@ -17,7 +17,7 @@ const I = (n: string): Col => [n, "integer", true];
 const D = (n: string): Col => [n, "double precision", true];
 
 export const governanceMigrations: Record<string, Up> = {
-  async "governance/0001_tables"(db) {
+  async "0001_tables"(db) {
     await table(
       db,
       "governance_chunks",

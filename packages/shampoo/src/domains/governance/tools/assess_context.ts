@@ -42,7 +42,7 @@ export const assess_context = tool({
       annotations_created: { type: "integer" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {
       const r = await assessChunk(

@@ -46,7 +46,7 @@ export const audit_memory = tool({
       },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, (w) =>
       auditMemory(w, a.repair !== false, typeof a.stale_sync_minutes === "number" ? a.stale_sync_minutes : 120, a),

@@ -56,7 +56,7 @@ export const build_context_pack = tool({
       body: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {
       const session = await packSession(w, a.session_id);

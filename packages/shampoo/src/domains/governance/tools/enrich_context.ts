@@ -24,6 +24,6 @@ export const enrich_context = tool({
       impacts_analyzed: { type: "integer" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => inWrite(ctx, (w) => enrichContext(w, a.depth === undefined ? "standard" : depthOf(a.depth), a)),
 });

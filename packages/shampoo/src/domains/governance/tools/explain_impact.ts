@@ -37,7 +37,7 @@ export const explain_impact = tool({
       summary: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, (w) =>
       explainImpact(

@@ -35,7 +35,7 @@ export const extract_candidate_claims = tool({
       },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {
       const r = await extractCandidateClaims(w, String(a.chunk_ref), a.scope_hint as Scope | undefined);

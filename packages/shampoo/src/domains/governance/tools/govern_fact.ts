@@ -38,7 +38,7 @@ export const govern_fact = tool({
       changed: { const: true },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => {
     const eff = given(a.effective_at);
     const effective = eff === undefined ? undefined : isoArg("effective_at", eff);

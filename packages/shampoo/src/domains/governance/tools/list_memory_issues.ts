@@ -28,7 +28,7 @@ export const list_memory_issues = tool({
       next_offset: { type: ["integer", "null"] },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => {
     const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));
     const offset = Math.max(0, typeof a.offset === "number" ? a.offset : 0);

@@ -31,7 +31,7 @@ export const promote_candidate = tool({
       reused_existing_fact: { type: "boolean" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {
       const r = await promoteCandidate(w, String(a.claim_id), (a.mode ?? "human_confirmed") as Mode, false);

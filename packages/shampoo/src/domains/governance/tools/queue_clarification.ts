@@ -36,7 +36,7 @@ export const queue_clarification = tool({
       awaiting_human_block: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {
       const r = await queueClarification(

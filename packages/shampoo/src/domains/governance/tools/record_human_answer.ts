@@ -37,7 +37,7 @@ export const record_human_answer = tool({
       source_hash_updated: { type: "boolean" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => {
     const answer = String(a.answer_text);
     if (answer.trim() === "") throw refused("answer_text must not be blank", "validation");

@@ -21,7 +21,7 @@ export const replay_memory = tool({
       contract_version: { const: REPLAY_CONTRACT },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => {
     const since = given(a.since_ts);
     const limit = Math.max(1, Math.min(REPLAY_MAX, typeof a.limit === "number" ? a.limit : REPLAY_DEFAULT));

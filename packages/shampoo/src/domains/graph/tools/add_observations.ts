@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, CREATE_ANNOTATIONS, P, STRINGS } from "../schemas.ts";
+import { COUNT, P, STRINGS } from "../schemas.ts";
 import { addObservations } from "../service.ts";
 
 export const add_observations = tool({
@@ -29,6 +29,6 @@ export const add_observations = tool({
     required: ["added", "observation_ids"],
     properties: { added: COUNT, observation_ids: STRINGS },
   }),
-  annotations: CREATE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => addObservations(ctx, a),
 });

@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, CREATE_ANNOTATIONS, P, STRINGS } from "../schemas.ts";
+import { COUNT, P, STRINGS } from "../schemas.ts";
 import { createEntities } from "../service.ts";
 
 export const create_entities = tool({
@@ -42,6 +42,6 @@ export const create_entities = tool({
     required: ["created", "total_requested", "entity_ids", "observation_ids"],
     properties: { created: COUNT, total_requested: COUNT, entity_ids: STRINGS, observation_ids: STRINGS },
   }),
-  annotations: CREATE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => createEntities(ctx, a),
 });

@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, CREATE_ANNOTATIONS, RELATION_IN, STRINGS } from "../schemas.ts";
+import { COUNT, RELATION_IN, STRINGS } from "../schemas.ts";
 import { createRelations } from "../service.ts";
 
 export const create_relations = tool({
@@ -13,6 +13,6 @@ export const create_relations = tool({
     required: ["created", "total_requested", "relation_ids"],
     properties: { created: COUNT, total_requested: COUNT, relation_ids: STRINGS },
   }),
-  annotations: CREATE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => createRelations(ctx, a),
 });

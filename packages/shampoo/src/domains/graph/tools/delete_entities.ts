@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, P, RETIRE_ANNOTATIONS } from "../schemas.ts";
+import { COUNT, P } from "../schemas.ts";
 import { deleteEntities } from "../service.ts";
 
 export const delete_entities = tool({
@@ -12,6 +12,6 @@ export const delete_entities = tool({
     ["entityNames"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
-  annotations: RETIRE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => deleteEntities(ctx, a),
 });

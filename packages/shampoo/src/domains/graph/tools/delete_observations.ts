@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, P, RETIRE_ANNOTATIONS } from "../schemas.ts";
+import { COUNT, P } from "../schemas.ts";
 import { deleteObservations } from "../service.ts";
 
 export const delete_observations = tool({
@@ -25,6 +25,6 @@ export const delete_observations = tool({
     ["deletions"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
-  annotations: RETIRE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => deleteObservations(ctx, a),
 });

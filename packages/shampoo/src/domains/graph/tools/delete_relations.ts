@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, RELATION_IN, RETIRE_ANNOTATIONS } from "../schemas.ts";
+import { COUNT, RELATION_IN } from "../schemas.ts";
 import { deleteRelations } from "../service.ts";
 
 export const delete_relations = tool({
@@ -12,6 +12,6 @@ export const delete_relations = tool({
     ["relations"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
-  annotations: RETIRE_ANNOTATIONS,
+  kind: "idempotent",
   run: (a, ctx) => deleteRelations(ctx, a),
 });

@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { READ_ANNOTATIONS, RELATION_OUT, STRINGS } from "../schemas.ts";
+import { RELATION_OUT, STRINGS } from "../schemas.ts";
 import { openNodes } from "../service.ts";
 
 export const open_nodes = tool({
@@ -28,6 +28,6 @@ export const open_nodes = tool({
       relations: { type: "array", items: RELATION_OUT },
     },
   }),
-  annotations: READ_ANNOTATIONS,
+  kind: "read",
   run: (a, ctx) => openNodes(ctx, a),
 });

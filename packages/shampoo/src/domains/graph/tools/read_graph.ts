@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, READ_ANNOTATIONS, RELATION_OUT, STRINGS } from "../schemas.ts";
+import { COUNT, RELATION_OUT, STRINGS } from "../schemas.ts";
 import { READ_GRAPH_DEFAULT_LIMIT, READ_GRAPH_MAX_LIMIT, readGraph } from "../service.ts";
 
 export const read_graph = tool({
@@ -32,6 +32,6 @@ export const read_graph = tool({
       has_more: { type: "boolean" },
     },
   }),
-  annotations: READ_ANNOTATIONS,
+  kind: "read",
   run: (a, ctx) => readGraph(ctx, a),
 });

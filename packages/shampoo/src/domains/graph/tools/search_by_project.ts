@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { READ_ANNOTATIONS, STRINGS } from "../schemas.ts";
+import { STRINGS } from "../schemas.ts";
 import { PROJECT_RESULTS, searchByProject } from "../search.ts";
 
 export const search_by_project = tool({
@@ -35,6 +35,6 @@ export const search_by_project = tool({
       project: { type: "string" },
     },
   }),
-  annotations: READ_ANNOTATIONS,
+  kind: "read",
   run: (a, ctx) => searchByProject(ctx, a),
 });

@@ -1,5 +1,5 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { COUNT, READ_ANNOTATIONS, STRINGS } from "../schemas.ts";
+import { COUNT, STRINGS } from "../schemas.ts";
 import { BLANK_LIST_LIMIT, SEARCH_DEFAULT_BUDGET, searchNodesText, WINDOW_CHARS } from "../search.ts";
 
 export const search_nodes = tool({
@@ -72,7 +72,7 @@ export const search_nodes = tool({
       },
     },
   }),
-  annotations: READ_ANNOTATIONS,
+  kind: "read",
   // The text block is the result's JSON as the pack spliced it (search.ts searchNodesText), so a
   // ~16,000-character answer is not serialized twice.
   runText: (a, ctx) => searchNodesText(ctx, a),

@@ -36,6 +36,6 @@ export const get_entity_tasks = tool({
       },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => getEntityTasks(ctx, a),
 });

@@ -33,6 +33,6 @@ export const get_task_links = tool({
       },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => getTaskLinks(ctx, a),
 });

@@ -44,6 +44,6 @@ export const link_task_entity = tool({
       created_at: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => linkTaskEntity(ctx, a),
 });

@@ -45,6 +45,6 @@ export const suggest_task_links = tool({
       undo_auto_tool: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => suggestTaskLinks(ctx, a),
 });

@@ -23,6 +23,6 @@ export const unlink_task_entity = tool({
       decision_id: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => unlinkTaskEntity(ctx, a),
 });

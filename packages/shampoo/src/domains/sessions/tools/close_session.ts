@@ -16,6 +16,6 @@ export const close_session = tool({
     additionalProperties: false,
     properties: { closed: { type: "string" }, matched: { type: "integer", enum: [0, 1] } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => closeSession(ctx, a),
 });

@@ -60,6 +60,6 @@ export const resume_context = tool({
       summary: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => resumeContext(ctx, a),
 });

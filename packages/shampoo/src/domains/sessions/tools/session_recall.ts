@@ -38,6 +38,6 @@ export const session_recall = tool({
       count: { type: "integer" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => sessionRecall(ctx, a),
 });

@@ -36,6 +36,6 @@ export const session_save = tool({
     additionalProperties: false,
     properties: { action: { type: "string", enum: ["created", "updated"] }, session_id: { type: "string" } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => sessionSave(ctx, a),
 });

@@ -19,6 +19,6 @@ export const archive_done_tasks = tool({
     required: ["archived", "threshold_days"],
     properties: { archived: { type: "integer" }, threshold_days: { type: "integer" } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => archiveDoneTasks(ctx, a),
 });

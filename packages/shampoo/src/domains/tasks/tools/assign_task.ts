@@ -26,6 +26,6 @@ export const assign_task = tool({
       shared_by: { type: ["string", "null"] },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => assignTask(ctx, a),
 });

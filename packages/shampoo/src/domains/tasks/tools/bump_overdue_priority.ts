@@ -24,6 +24,6 @@ export const bump_overdue_priority = tool({
       message: { type: "string" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => bumpOverduePriority(ctx, a),
 });

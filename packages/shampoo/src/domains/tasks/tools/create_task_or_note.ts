@@ -41,6 +41,6 @@ export const create_task_or_note = tool({
       status: { const: "not_started" },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => createTaskOrNote(ctx, a),
 });

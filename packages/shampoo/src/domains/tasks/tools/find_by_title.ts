@@ -72,6 +72,6 @@ export const find_by_title = tool({
       message: { type: ["string", "null"] },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => findByTitle(ctx, a),
 });

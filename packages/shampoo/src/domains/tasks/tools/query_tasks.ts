@@ -67,6 +67,6 @@ export const query_tasks = tool({
       message: { const: "No tasks match" },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => queryTasks(ctx, a),
 });

@@ -94,6 +94,6 @@ export const ready_context = tool({
       },
     ],
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => readyContext(ctx, a),
 });

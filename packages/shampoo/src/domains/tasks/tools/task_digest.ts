@@ -25,6 +25,6 @@ export const task_digest = tool({
       status_counts: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
     },
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "read",
   run: (a, ctx) => taskDigest(ctx, a),
 });

@@ -42,6 +42,6 @@ export const update_task = tool({
     required: ["updated", "fields"],
     properties: { updated: { type: "string" }, fields: { type: "array", items: { type: "string" } } },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  kind: "write",
   run: (a, ctx) => updateTask(ctx, a),
 });

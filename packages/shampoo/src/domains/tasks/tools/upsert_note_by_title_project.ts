@@ -52,6 +52,6 @@ export const upsert_note_by_title_project = tool({
       fields: { type: "array", items: { type: "string" } },
     },
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kind: "idempotent",
   run: (a, ctx) => upsertNoteByTitleProject(ctx, a),
 });

@@ -1,0 +1,21 @@
+import { governanceModule } from "./domains/governance/index.ts";
+import { graphModule } from "./domains/graph/index.ts";
+import { linksModule } from "./domains/links/index.ts";
+import { sessionsModule } from "./domains/sessions/index.ts";
+import { tasksModule } from "./domains/tasks/index.ts";
+import { platformModule } from "./platform/index.ts";
+import type { Module } from "./platform/module.ts";
+
+/**
+ * The one list of SHAMPOO's modules. The tool list (tools/list order: module order, then each
+ * module's own order) and the migration order both derive from it (platform/module.ts). A new
+ * category adds one line here and `& <Area>DB` to store/schema.ts ShampooDB.
+ */
+export const MODULES: readonly Module[] = [
+  platformModule,
+  tasksModule,
+  graphModule,
+  linksModule,
+  sessionsModule,
+  governanceModule,
+];

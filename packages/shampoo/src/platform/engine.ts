@@ -1,0 +1,70 @@
+import { type Database, type DialectName, type Kysely, sql } from "kernel";
+import type { SelectQueryBuilder } from "kysely";
+
+/**
+ * The store adapter: what each engine can do for coordination, as flags, and the few
+ * statements that differ. Services ask the adapter; they never test the dialect themselves.
+ *
+ * - rowLock: `SELECT … FOR UPDATE` holds the rows read until commit (PostgreSQL). SQLite has no
+ *   row locks; it needs none, because a write transaction (beginImmediate) holds the whole
+ *   database's write lock from BEGIN to COMMIT.
+ * - skipLocked: `FOR UPDATE SKIP LOCKED`: concurrent claimers each take a different free row
+ *   instead of queueing on the first (PostgreSQL).
+ * - advisoryLock: a named lock held until the transaction ends (PostgreSQL
+ *   pg_advisory_xact_lock), for work that has no row to lock yet (first migration, a new key).
+ * - beginImmediate: writes take the database write lock at BEGIN (SQLite), so two writers never
+ *   interleave and a second process waits at BEGIN instead of failing at its first write.
+ */
+export interface Capabilities {
+  rowLock: boolean;
+  skipLocked: boolean;
+  advisoryLock: boolean;
+  beginImmediate: boolean;
+}
+
+export interface Engine {
+  dialect: DialectName;
+  caps: Capabilities;
+  /** Locks the selected rows until commit where the engine has row locks; otherwise unchanged. */
+  forUpdate<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** forUpdate that skips rows another transaction holds (claim queues). */
+  forUpdateSkipLocked<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Serialises the transactions that take the same `key` until they end; call inside a write. */
+  lockKey(trx: Kysely<unknown>, key: string): Promise<void>;
+  /** Does the (unqualified) table exist where the connection looks for tables? */
+  tableExists(db: Kysely<unknown>, table: string): Promise<boolean>;
+}
+
+const sqlite: Engine = {
+  dialect: "sqlite",
+  caps: { rowLock: false, skipLocked: false, advisoryLock: false, beginImmediate: true },
+  forUpdate: (q) => q,
+  forUpdateSkipLocked: (q) => q,
+  // The write transaction already holds SQLite's one write lock (BEGIN IMMEDIATE).
+  lockKey: async () => {},
+  tableExists: async (db, table) => {
+    const r = await sql<{
+      n: number;
+    }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`.execute(db);
+    return Number(r.rows[0]?.n ?? 0) > 0;
+  },
+};
+
+const postgres: Engine = {
+  dialect: "postgres",
+  caps: { rowLock: true, skipLocked: true, advisoryLock: true, beginImmediate: false },
+  forUpdate: (q) => q.forUpdate(),
+  forUpdateSkipLocked: (q) => q.forUpdate().skipLocked(),
+  // hashtextextended: a 64-bit key from the name; collisions only serialise, never corrupt.
+  lockKey: async (trx, key) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  },
+  tableExists: async (db, table) => {
+    const r = await sql<{ t: string | null }>`SELECT to_regclass(${table})::text AS t`.execute(db);
+    return r.rows[0]?.t != null;
+  },
+};
+
+export function engineOf(database: Pick<Database<unknown>, "dialect">): Engine {
+  return database.dialect === "postgres" ? postgres : sqlite;
+}

@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { TOOLS } from "../src/app.ts";
+
+/**
+ * Every registered tool against the SHAMPOO catalog (testdata/shampoo-tools.json, provenance in
+ * testdata/README.md): its parameters, required fields, read/write kind and conductor-only access.
+ * Catalog tools not built yet are listed (the report below), not failed; a registered tool the
+ * catalog does not know fails.
+ */
+interface CatalogTool {
+  name: string;
+  category: string;
+  access: string;
+  required: string[];
+  optional: string[];
+  /** The catalog's section lost part of its text (e.g. the parameter list). */
+  incomplete: boolean;
+}
+const catalog = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "..", "..", "testdata", "shampoo-tools.json"), "utf8"),
+) as { tools: CatalogTool[] };
+const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+
+/** Parameters we accept beyond the catalog, each with its reason. */
+const ADDITIONS: Record<string, string[]> = {
+  // Issue 17: the owner hands a session to a named principal (recorded in history).
+  session_save: ["handoff_to"],
+};
+
+/** Tools the catalog names without a section ("Referenced but without a section"). */
+const UNSECTIONED: Record<string, string> = {
+  list_memory_issues: "audit_memory: 'then read list_memory_issues for what remains open'",
+};
+
+describe("the tools against the SHAMPOO catalog", () => {
+  it("every registered tool is in the catalog; the ones not built yet are listed", () => {
+    const unknown = TOOLS.map((t) => t.name).filter((n) => !byName.has(n) && !(n in UNSECTIONED));
+    expect(unknown).toEqual([]);
+    const built = new Set(TOOLS.map((t) => t.name).filter((n) => byName.has(n)));
+    const missing = catalog.tools.filter((t) => !built.has(t.name));
+    // The report a reader of the test output sees; the count only moves down as categories land.
+    console.info(
+      `catalog: ${built.size} of ${catalog.tools.length} tools built; not built yet:\n` +
+        missing.map((t) => `  ${t.category}: ${t.name}`).join("\n"),
+    );
+    const partial = TOOLS.filter((t) => byName.get(t.name)?.incomplete).map((t) => t.name);
+    if (partial.length > 0)
+      console.info(`catalog sections incomplete, checked as far as they go: ${partial.join(", ")}`);
+    expect(built.size + missing.length).toBe(catalog.tools.length);
+  });
+
+  for (const tool of TOOLS) {
+    it(`${tool.name}: parameters, required fields, read/write and access follow the catalog`, () => {
+      const c = byName.get(tool.name);
+      if (!c) return; // reported by the test above
+      const schema = tool.inputSchema as {
+        properties?: Record<string, unknown>;
+        required?: string[];
+        additionalProperties?: boolean;
+      };
+      expect(schema.additionalProperties).toBe(false);
+      const ours = Object.keys(schema.properties ?? {}).sort();
+      const theirs = [...c.required, ...c.optional, ...(ADDITIONS[tool.name] ?? [])].sort();
+      const required = [...(schema.required ?? [])].sort();
+      if (c.incomplete) {
+        // What survived of an incomplete section must hold; the rest cannot be checked here.
+        expect(ours).toEqual(expect.arrayContaining(theirs));
+        expect(required).toEqual(expect.arrayContaining(c.required));
+      } else {
+        expect(ours).toEqual(theirs);
+        expect(required).toEqual([...c.required].sort());
+      }
+      expect(tool.kind === "read" ? "Read" : "Write").toBe(c.access.split(" ")[0]);
+      expect(tool.annotations?.readOnlyHint).toBe(c.access.startsWith("Read"));
+      const conductorOnly = c.access.includes("Conductor only");
+      expect(tool.access?.includes("conductor") === true && !tool.access.includes("agent")).toBe(conductorOnly);
+    });
+  }
+});

@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { sql } from "kernel";
+import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
+import { describe, expect, it } from "vitest";
+import { MODULES } from "../../src/modules.ts";
+import { migrateModules } from "../../src/platform/migrate.ts";
+import { defineModule, migrationPlan, moduleOrder, toolsOf } from "../../src/platform/module.ts";
+import type { ShampooDB } from "../../src/store/schema.ts";
+
+const run = promisify(execFile);
+const tsx = join(import.meta.dirname, "..", "..", "..", "..", "node_modules", ".bin", "tsx");
+const worker = join(import.meta.dirname, "startup-worker.ts");
+const mod = (name: string, dependsOn: string[] = []) => defineModule({ name, dependsOn, tools: [], migrations: {} });
+
+describe("modules", () => {
+  it("orders by dependency, then as listed; refuses unknown dependencies, cycles and duplicates", () => {
+    expect(moduleOrder([mod("b", ["a"]), mod("a"), mod("c")]).map((m) => m.name)).toEqual(["a", "b", "c"]);
+    expect(() => moduleOrder([mod("b", ["zz"])])).toThrow("module b depends on zz, which is not in the module list");
+    expect(() => moduleOrder([mod("a", ["b"]), mod("b", ["a"])])).toThrow("module dependency cycle: a -> b -> a");
+    expect(() => moduleOrder([mod("a"), mod("a")])).toThrow("module a is listed twice");
+    expect(() =>
+      defineModule({ name: "x", dependsOn: [], tools: [], migrations: { "1_bad": async () => {} } }),
+    ).toThrow("migration 1_bad must be named NNNN_what");
+  });
+
+  it("SHAMPOO's tool list and migration order derive from modules.ts", () => {
+    expect(toolsOf(MODULES)).toHaveLength(29);
+    const ids = migrationPlan(MODULES).map((m) => m.id);
+    expect(ids.slice(0, 3)).toEqual(["platform/0001_history", "platform/0002_leases", "tasks/0001_tasks"]);
+    expect(ids.indexOf("links/0001_links")).toBeGreaterThan(ids.indexOf("graph/0001_graph"));
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`migration ledger (${dialect})`, () => {
+    it("a database of the old single ledger upgrades: old names adopted, only new migrations run", async () => {
+      const db = await openTestDatabase<ShampooDB>(dialect);
+      try {
+        await migrateModules(db, MODULES);
+        // Make it look like a database from before modules: the old ledger only.
+        const old = migrationPlan(MODULES).flatMap((m) => m.legacy);
+        await sql`DROP TABLE shampoo_module_migrations`.execute(db.db);
+        await sql`DROP TABLE shampoo_leases`.execute(db.db);
+        await sql`CREATE TABLE shampoo_migrations (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(
+          db.db,
+        );
+        for (const name of new Set(old)) {
+          await sql`INSERT INTO shampoo_migrations (name, timestamp) VALUES (${name}, '2026-11-01T00:00:00.000Z')`.execute(
+            db.db,
+          );
+        }
+        expect(await migrateModules(db, MODULES)).toEqual(["platform/0002_leases"]);
+        expect(await migrateModules(db, MODULES)).toEqual([]);
+      } finally {
+        await db.drop();
+      }
+    });
+
+    it("18 processes started at once on a fresh database all come up", async () => {
+      const db = await openTestDatabase<ShampooDB>(dialect);
+      await db.close();
+      try {
+        const args = dialect === "sqlite" ? [db.target] : [db.target, db.pgSchema as string];
+        const results = await Promise.allSettled(
+          Array.from({ length: 18 }, () => run(tsx, [worker, ...args], { timeout: 500_000 })),
+        );
+        const failed = results.flatMap((r) =>
+          r.status === "rejected" ? [String((r.reason as { stderr?: string }).stderr ?? r.reason)] : [],
+        );
+        expect(failed).toEqual([]);
+        const check = await openTestDatabase<ShampooDB>(dialect);
+        await check.close();
+      } finally {
+        await db.drop();
+      }
+    }, 600_000);
+  });
+}
