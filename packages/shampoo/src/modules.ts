@@ -1,3 +1,4 @@
+import { governanceModule } from "./domains/governance/index.ts";
 import { graphModule } from "./domains/graph/index.ts";
 import { linksModule } from "./domains/links/index.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
@@ -18,4 +19,5 @@ export const MODULES: readonly Module[] = [
   linksModule,
   sessionsModule,
   reflectionModule,
+  governanceModule,
 ];

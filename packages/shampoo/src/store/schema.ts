@@ -1,4 +1,5 @@
 import type { DialectName, Generated, Kysely } from "kernel";
+import type { GovernanceDB } from "../domains/governance/schema/tables.ts";
 import type { GraphDB } from "../domains/graph/schema.ts";
 import type { LinksDB } from "../domains/links/schema.ts";
 import type { ReflectionDB } from "../domains/reflection/schema.ts";
@@ -43,4 +44,4 @@ export type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
  * schema.ts, and the migrations are gathered by modules.ts (no runtime import from here, so the
  * shared schema never depends on a domain). A new module adds `& <Area>DB` here.
  */
-export type ShampooDB = PlatformDB & TasksDB & LinksDB & SessionsDB & GraphDB & ReflectionDB;
+export type ShampooDB = PlatformDB & TasksDB & LinksDB & SessionsDB & GraphDB & GovernanceDB & ReflectionDB;

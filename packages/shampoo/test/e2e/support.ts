@@ -38,6 +38,12 @@ export interface Fixture {
    * apply, archive and discard, so examples run in any order; and a candidate of the second. */
   runs?: { apply: string; archive: string; discard: string };
   candidateId?: string;
+  /** Context governance (when its tools are registered): an assessed chunk with claims, one of
+   * them promoted to `factId` and one left a candidate (`claimId`); a second chunk to ask about. */
+  chunkId?: string;
+  claimId?: string;
+  factId?: string;
+  askChunkId?: string;
 }
 
 type Sc = Record<string, unknown>;
@@ -121,6 +127,19 @@ export const EXAMPLES: Record<string, Example> = {
   reflect_history: (f) => ({ project: f.project, include_archived: true }),
   reflect_review: (f) => ({ run_id: runs(f).archive, decision_filter: "" }),
   reflect_start: (f) => ({ project: f.project, created_by: "e2e", instructions: "every tool over every transport" }),
+  // Context governance (each example touches its own part of the fixture: any order works)
+  assess_context: (f) => ({ chunk_ref: f.taskId }),
+  audit_memory: () => ({}),
+  build_context_pack: (f) => ({ pack_type: "planner", target_ref: f.taskId }),
+  enrich_context: () => ({ depth: "quick" }),
+  explain_impact: (f) => ({ source_kind: "fact", source_ref: need(f, "factId"), depth: "deep" }),
+  extract_candidate_claims: (f) => ({ chunk_ref: need(f, "chunkId") }),
+  govern_fact: (f) => ({ fact_id: need(f, "factId"), action: "invalidate", rationale: "e2e" }),
+  promote_candidate: (f) => ({ claim_id: need(f, "claimId") }),
+  queue_clarification: (f) => ({ chunk_ref: need(f, "askChunkId"), max_questions: 2 }),
+  record_human_answer: (f) => ({ chunk_ref: need(f, "askChunkId"), answer_text: "It applies to the e2e project." }),
+  replay_memory: () => ({ limit: 5 }),
+  list_memory_issues: () => ({ status: "all" }),
 };
 
 const runs = (f: Fixture): { apply: string; archive: string; discard: string } => {
@@ -156,6 +175,8 @@ const FIXTURE_STEPS: Array<{
   take(sc: Sc, f: Fixture): Partial<Fixture>;
   /** The tool called, when it is not `tool` (the step runs only when `tool` is registered). */
   via?: string;
+  /** A step of several calls: replaces args/take. */
+  run?(f: Fixture, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Partial<Fixture>>;
 }> = [
   {
     tool: "create_task_or_note",
@@ -215,13 +236,36 @@ const FIXTURE_STEPS: Array<{
     args: (f) => ({ candidate_id: need(f, "candidateId"), decision: "accept" }),
     take: () => ({}),
   },
+  {
+    tool: "assess_context",
+    args: () => ({ chunk_ref: "" }),
+    take: () => ({}),
+    run: async (f, call) => {
+      const note = (title: string, description: string) =>
+        call("create_task_or_note", { title, project: f.project, type: "note", description });
+      const a = await note(
+        "e2e claims note",
+        "We decided the gateway uses PostgreSQL. The worker depends on the queue.",
+      );
+      const chunkId = (await call("assess_context", { chunk_ref: a.task_id as string })).chunk_id as string;
+      const claims = (await call("extract_candidate_claims", { chunk_ref: chunkId })).claims as Array<{
+        claim_id: string;
+      }>;
+      const factId = (await call("promote_candidate", { claim_id: claims[0]?.claim_id })).fact_id as string;
+      const b = await note("e2e question note", "Maybe the cache is Redis.");
+      const askChunkId = (await call("assess_context", { chunk_ref: b.task_id as string })).chunk_id as string;
+      return { chunkId, factId, claimId: claims[1]?.claim_id, askChunkId };
+    },
+  },
 ];
 
 /** Makes the fixture through `call` (any transport): the steps whose tools are registered. */
 export async function makeFixture(project: string, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Fixture> {
   const f: Fixture = { taskId: "", project };
   for (const step of FIXTURE_STEPS) {
-    if (TOOL_NAMES.includes(step.tool)) Object.assign(f, step.take(await call(step.via ?? step.tool, step.args(f)), f));
+    if (!TOOL_NAMES.includes(step.tool)) continue;
+    if (step.run) Object.assign(f, await step.run(f, call));
+    else Object.assign(f, step.take(await call(step.via ?? step.tool, step.args(f)), f));
   }
   return f;
 }

@@ -57,7 +57,14 @@ export function sessionView(s: SessionRow): Record<string, unknown> {
 
 /** What a session's history event records: the view plus owner and state. */
 export function sessionEventView(s: SessionRow): Record<string, unknown> {
-  return { ...sessionView(s), owner: s.owner, state: s.state, closed_at: s.closed_at, closed_by: s.closed_by };
+  return {
+    ...sessionView(s),
+    owner: s.owner,
+    handed_to: s.handed_to,
+    state: s.state,
+    closed_at: s.closed_at,
+    closed_by: s.closed_by,
+  };
 }
 
 /**

@@ -6,8 +6,8 @@ import type { TaskEvent } from "./store.ts";
 /**
  * The handoff pack resume_context persists: a plain-text body assembled from the facts SHAMPOO
  * holds today (the session's summary and active files, the open tasks of its project, their
- * recent history), greedily under a token budget. Open questions, chunks awaiting human input
- * and changed facts join the pack when context governance ships their stores.
+ * recent history: what each event changed), greedily under a token budget, then what context
+ * governance holds for a successor: open questions, chunks awaiting human input, changed facts.
  */
 
 /** Pack types share one default budget (catalog: token_budget unset/0 → 4000). */
@@ -20,9 +20,9 @@ export const RECENT_DAYS = 7;
 export const FRESHNESS_HALF_LIFE_DAYS = 7;
 const DAY_MS = 86_400_000;
 /** Tokens kept for the fixed lines (headings, blank lines, "(none)" markers). */
-const STRUCTURE_TOKENS = 48;
-export const NOT_TRACKED =
-  "Open questions, chunks awaiting human input and changed facts arrive with context governance; this pack has none.";
+const STRUCTURE_TOKENS = 64;
+/** How much of a task's description a handoff line carries. */
+const DESCRIPTION_CHARS = 200;
 
 /** A token estimate good enough for budgeting: 4 characters per token, rounded up. */
 export function tokens(text: string): number {
@@ -43,22 +43,61 @@ export interface BuiltPack {
   counts: { tasks: number; events: number; files: number };
 }
 
-export interface PackInput {
+/** What context governance contributes to a handoff (resume_context reads it). */
+export interface GovernanceItems {
+  questions: Array<{ text: string; type: string; priority: string; chunk_title: string }>;
+  awaiting: Array<{ chunk_id: string; title: string; questions_open: number }>;
+  facts: Array<{
+    fact_id: string;
+    subject: string;
+    predicate: string;
+    object: string;
+    status: string;
+    updated_at: string;
+  }>;
+}
+
+export interface PackInput extends GovernanceItems {
   now: number;
   budget: number;
   session: SessionRow | null;
   tasks: TaskRow[];
+  /** Open subtasks per listed task (blocked: it waits on them). */
+  openChildren: Map<string, number>;
   events: TaskEvent[];
 }
 
-function taskLine(t: TaskRow): string {
+function taskLine(t: TaskRow, openChildren: number): string {
   const due = t.due_date ? `, due ${t.due_date}` : "";
   const project = t.project === null ? "untagged" : t.project;
-  return `- [${t.status} · ${t.priority}] ${t.title} (task ${t.id}, ${project}${due})`;
+  const state: string[] = [];
+  if (t.assignee) state.push(`assigned to ${t.assignee}`);
+  if (openChildren > 0) state.push(`blocked by ${openChildren} open subtask${openChildren === 1 ? "" : "s"}`);
+  if (t.section === "waiting") state.push(`waiting${t.reminder_at ? ` until ${t.reminder_at}` : ""}`);
+  const tail = state.length > 0 ? ` — ${state.join("; ")}` : "";
+  const desc = t.description ? `: ${t.description.replace(/\s+/g, " ").slice(0, DESCRIPTION_CHARS)}` : "";
+  return `- [${t.status} · ${t.priority}] ${t.title} (task ${t.id}, ${project}${due})${tail}${desc}`;
+}
+
+/** "field: old → new" for every field an event changed (created and archived fields alike). */
+export function changes(oldJson: string | null, newJson: string | null): string {
+  const o = (oldJson ? JSON.parse(oldJson) : {}) as Record<string, unknown>;
+  const n = (newJson ? JSON.parse(newJson) : {}) as Record<string, unknown>;
+  const skip = new Set(["updated_at", "last_event_id", "title_norm", "created_at", "created_by", "id", "profile"]);
+  const fmt = (v: unknown) => (v === undefined || v === null ? "∅" : JSON.stringify(v).slice(0, 60));
+  // A creation lists only the facets it set (title and text are on the task's own line).
+  const created = oldJson === null;
+  return [...new Set([...Object.keys(o), ...Object.keys(n)])]
+    .filter((k) => !skip.has(k) && JSON.stringify(o[k]) !== JSON.stringify(n[k]))
+    .filter((k) => !created || (n[k] !== null && !["title", "description", "notes", "project", "type"].includes(k)))
+    .sort()
+    .map((k) => (oldJson === null ? `${k} ${fmt(n[k])}` : `${k}: ${fmt(o[k])} → ${fmt(n[k])}`))
+    .join(", ");
 }
 
 function eventLine(e: TaskEvent): string {
-  return `- ${e.at} ${e.principal} ${e.action} "${e.title}" (task ${e.task_id})`;
+  const what = changes(e.old_json, e.new_json);
+  return `- ${e.at} ${e.principal} ${e.action} "${e.title}" (task ${e.task_id})${what ? ` — ${what}` : ""}`;
 }
 
 /**
@@ -73,7 +112,7 @@ export function buildHandoff(input: PackInput): BuiltPack {
   const counts = { tasks: 0, events: 0, files: 0 };
   let used = 0;
   // The closing note and the section headings always go in: their room is reserved up front.
-  const reserve = tokens(`\n## Not tracked yet\n${NOT_TRACKED}\n`) + STRUCTURE_TOKENS;
+  const reserve = STRUCTURE_TOKENS;
   const fits = (line: string) => used + tokens(`${line}\n`) + reserve <= input.budget;
   const push = (line: string) => {
     lines.push(line);
@@ -114,7 +153,7 @@ export function buildHandoff(input: PackInput): BuiltPack {
   push(`## Open tasks (${scopeName})`);
   if (input.tasks.length === 0) push("(none)");
   for (const t of input.tasks) {
-    const line = taskLine(t);
+    const line = taskLine(t, input.openChildren.get(t.id) ?? 0);
     if (!fits(line)) break;
     push(line);
     items.push({ kind: "task", ref: t.id, at: t.updated_at });
@@ -132,9 +171,32 @@ export function buildHandoff(input: PackInput): BuiltPack {
     counts.events++;
   }
 
-  push("");
-  push("## Not tracked yet");
-  push(NOT_TRACKED);
+  const section = (heading: string, lines: string[]) => {
+    push("");
+    push(heading);
+    if (lines.length === 0) push("(none)");
+    for (const line of lines) {
+      if (!fits(line)) break;
+      push(line);
+    }
+  };
+  section(
+    "## Open questions",
+    input.questions.map((q) => `- [${q.type} · ${q.priority}] ${q.text} (chunk "${q.chunk_title}")`),
+  );
+  section(
+    "## Awaiting human input",
+    input.awaiting.map(
+      (c) =>
+        `- ${c.title} (chunk ${c.chunk_id}, ${c.questions_open} open question${c.questions_open === 1 ? "" : "s"})`,
+    ),
+  );
+  section(
+    `## Changed facts (last ${RECENT_DAYS} days)`,
+    input.facts.map(
+      (f) => `- ${f.subject} ${f.predicate} ${f.object} [${f.status}, ${f.updated_at}] (fact ${f.fact_id})`,
+    ),
+  );
 
   const body = lines.join("\n");
   const dated = items.filter((i) => i.at !== undefined);

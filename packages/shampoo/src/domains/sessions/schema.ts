@@ -25,6 +25,8 @@ export interface SessionRow {
   ended_at: string;
   closed_at: string | null;
   closed_by: string | null;
+  /** The principal the owner handed the session to (session_save handoff_to), or null. */
+  handed_to: string | null;
   updated_at: string;
   last_event_id: string;
 }
@@ -141,6 +143,10 @@ export const sessionsMigrations: Record<string, Up> = {
       .on("shampoo_context_runs")
       .columns(["profile", "started_at"])
       .execute();
+  },
+  // Handoff to a named principal (issue 17): who besides the owner may resume and save it.
+  async "0002_handoff"(db) {
+    await db.schema.alterTable("shampoo_sessions").addColumn("handed_to", "text").execute();
   },
 };
 

@@ -4,6 +4,7 @@ import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/calle
 import type { ShampooCtx } from "../../context.ts";
 import { recordEvent } from "../../store/history.ts";
 import type { ShampooDB } from "../../store/schema.ts";
+import { continuity } from "../governance/service/continuity.ts";
 import {
   blank,
   filesValue,
@@ -20,6 +21,7 @@ import {
   insertPack,
   insertRun,
   insertSession,
+  openChildCounts,
   openTasks,
   recallSessions,
   recentTaskEvents,
@@ -93,22 +95,26 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
   if (projectGiven && !canWrite(ctx.caller, project)) throw scopeDenied();
   const summary = supplied(a.summary);
   const files = filesValue(a.active_files);
+  const handoff = supplied(typeof a.handoff_to === "string" ? a.handoff_to.trim() : a.handoff_to);
   const now = ctx.clock.now();
   const at = iso(now);
   return ctx.database.db.transaction().execute(async (trx) => {
     const old = await getSession(trx, ctx.caller, id, { starBypass: true, lock: pgLock(ctx) });
     if (old) {
-      // The session's current project must be writable too (getSession already filtered it).
+      // Only the owner hands a session on (star never substitutes for ownership when attributing).
+      if (handoff !== undefined && old.owner !== ctx.caller.principal) throw sessionNotFound();
       const row: SessionRow = {
         ...old,
         project: projectGiven ? project : old.project,
         summary: summary ?? old.summary,
         active_files: files ?? old.active_files,
+        handed_to: handoff ?? old.handed_to,
         state: "live",
         ended_at: at,
         updated_at: at,
       };
-      row.last_event_id = await saveEvent(ctx, trx, now, old, row, "update", a);
+      const action = handoff !== undefined && handoff !== old.handed_to ? "handoff" : "update";
+      row.last_event_id = await saveEvent(ctx, trx, now, old, row, action, a);
       const { profile: _p, session_id: _s, ...set } = row;
       await updateSession(trx, old.profile, id, set);
       return { action: "updated", session_id: id };
@@ -128,6 +134,7 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
       ended_at: at,
       closed_at: null,
       closed_by: null,
+      handed_to: handoff ?? null,
       updated_at: at,
       last_event_id: "",
     };
@@ -156,7 +163,7 @@ export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>):
   const now = ctx.clock.now();
   const at = iso(now);
   return ctx.database.db.transaction().execute(async (trx) => {
-    const old = await getSession(trx, ctx.caller, id, { starBypass: false, lock: pgLock(ctx) });
+    const old = await getSession(trx, ctx.caller, id, { starBypass: false, ownedOnly: true, lock: pgLock(ctx) });
     if (old?.state !== "live") return untouched;
     const row: SessionRow = {
       ...old,
@@ -175,9 +182,9 @@ export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>):
 
 /**
  * Builds and persists a handoff pack (with its run-history entry and one history event) from
- * the facts available now, then returns it with the continuity lists. Open questions, chunks
- * awaiting human input and changed facts have no store before context governance: they are
- * empty lists, and the summary says so.
+ * the facts available now, then returns it with the continuity lists context governance keeps:
+ * open questions, chunks awaiting human input, facts changed in the last 7 days (global scans
+ * inside the grants, catalog "Boundaries"). The recipient of a handoff resumes it like the owner.
  */
 export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   let id: string | null = null;
@@ -198,7 +205,23 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
     const project = session ? session.project : undefined;
     const tasks = await openTasks(trx, scope, project, PACK_TASKS);
     const events = await recentTaskEvents(trx, scope, project, iso(now - RECENT_DAYS * DAY_MS), PACK_EVENTS);
-    const built = buildHandoff({ now, budget: HANDOFF_TOKEN_BUDGET, session, tasks, events });
+    const openChildren = await openChildCounts(
+      trx,
+      scope,
+      tasks.map((t) => t.id),
+    );
+    const gov = await continuity(trx, scope, now, includeQuestions);
+    const built = buildHandoff({
+      now,
+      budget: HANDOFF_TOKEN_BUDGET,
+      session,
+      tasks,
+      openChildren,
+      events,
+      questions: gov.open_questions,
+      awaiting: gov.chunks_awaiting_human,
+      facts: gov.changed_facts,
+    });
 
     const packId = randomUUID();
     const runId = randomUUID();
@@ -233,9 +256,11 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
     const head = session
       ? `Resumed session ${id} (${session.project === null ? "untagged" : `project ${session.project}`}): handoff pack ${packId} with the session summary, ${built.counts.files} active file${built.counts.files === 1 ? "" : "s"}, ${what}`
       : `General handoff (no session): pack ${packId} with ${what} across your visible projects`;
-    const pending = includeQuestions
-      ? "Open questions, chunks awaiting human input and changed facts are not tracked yet (they arrive with context governance), so those lists are empty."
-      : "Open-question scan skipped on request; chunks awaiting human input and changed facts are not tracked yet (they arrive with context governance), so those lists are empty.";
+    const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+    const questions = includeQuestions
+      ? n(gov.open_questions.length, "open question", "open questions")
+      : "open-question scan skipped on request";
+    const pending = `Context: ${questions}, ${n(gov.chunks_awaiting_human.length, "chunk", "chunks")} awaiting human input, ${n(gov.changed_facts.length, "fact", "facts")} changed in the last ${RECENT_DAYS} days.`;
     const summary = `${head} (${built.tokenUsage} of ${HANDOFF_TOKEN_BUDGET} tokens). ${pending}`;
 
     await insertRun(trx, {
@@ -253,6 +278,9 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
         freshness_score: built.freshness,
         counts: built.counts,
         open_question_scan: includeQuestions,
+        open_questions: gov.open_questions.length,
+        chunks_awaiting_human: gov.chunks_awaiting_human.length,
+        changed_facts: gov.changed_facts.length,
       }),
       started_at: at,
       finished_at: at,
@@ -260,9 +288,16 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
 
     return {
       session_id: id,
-      open_questions: [],
-      changed_facts_since_last_session: [],
-      chunks_awaiting_human: [],
+      open_questions: gov.open_questions.map(({ text, type, priority, chunk_title, question_id, chunk_id }) => ({
+        question_id,
+        text,
+        type,
+        priority,
+        chunk_id,
+        chunk_title,
+      })),
+      changed_facts_since_last_session: gov.changed_facts,
+      chunks_awaiting_human: gov.chunks_awaiting_human,
       pack: { pack_id: packId, token_usage: built.tokenUsage, freshness_score: built.freshness, body: built.body },
       summary,
     };

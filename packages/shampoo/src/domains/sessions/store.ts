@@ -22,11 +22,14 @@ function scopedTasks(db: Db, scope: Scope) {
 
 /**
  * Sessions the caller may see: inside the profile and the project grants, and owned by the
- * caller's own principal unless `starBypass` is allowed and the caller holds star.
+ * caller's own principal — or handed to it by the owner — unless `starBypass` is allowed and
+ * the caller holds star. `ownedOnly` leaves handoffs out (close_session: only the owner flips).
  */
-function visibleSessions(db: Db, caller: Caller, starBypass: boolean) {
+function visibleSessions(db: Db, caller: Caller, starBypass: boolean, ownedOnly = false) {
   let q = scopedSessions(db, scopeOf(caller));
-  if (!(starBypass && caller.star)) q = q.where("owner", "=", caller.principal);
+  if (ownedOnly) q = q.where("owner", "=", caller.principal);
+  else if (!(starBypass && caller.star))
+    q = q.where((eb) => eb.or([eb("owner", "=", caller.principal), eb("handed_to", "=", caller.principal)]));
   return q;
 }
 
@@ -34,9 +37,9 @@ export async function getSession(
   db: Db,
   caller: Caller,
   id: string,
-  opts: { starBypass: boolean; lock?: boolean },
+  opts: { starBypass: boolean; lock?: boolean; ownedOnly?: boolean },
 ): Promise<SessionRow | undefined> {
-  let q = visibleSessions(db, caller, opts.starBypass).selectAll().where("session_id", "=", id);
+  let q = visibleSessions(db, caller, opts.starBypass, opts.ownedOnly).selectAll().where("session_id", "=", id);
   if (opts.lock) q = q.forUpdate();
   return q.executeTakeFirst();
 }
@@ -114,6 +117,20 @@ export interface TaskEvent {
   principal: string;
   task_id: string;
   title: string;
+  old_json: string | null;
+  new_json: string | null;
+}
+
+/** Open subtasks the caller can see, counted per parent among `ids` (a blocked task waits on them). */
+export async function openChildCounts(db: Db, scope: Scope, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await scopedTasks(db, scope)
+    .select(["parent_id", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("parent_id", "in", ids)
+    .where("status", "in", OPEN)
+    .groupBy("parent_id")
+    .execute();
+  return new Map(rows.map((r) => [r.parent_id as string, Number(r.n)]));
 }
 
 /**
@@ -130,7 +147,7 @@ export async function recentTaskEvents(
   let q = db
     .selectFrom("shampoo_history as h")
     .innerJoin("shampoo_tasks as t", (j) => j.onRef("t.id", "=", "h.entity_id").onRef("t.profile", "=", "h.profile"))
-    .select(["h.at", "h.action", "h.principal", "t.id as task_id", "t.title"])
+    .select(["h.at", "h.action", "h.principal", "t.id as task_id", "t.title", "h.old_json", "h.new_json"])
     .where("h.profile", "=", scope.profile)
     .where("h.entity_kind", "=", "task")
     .where("h.at", ">=", since)

@@ -5,7 +5,7 @@ export const session_save = tool({
   name: "session_save",
   title: "Save a session snapshot",
   description:
-    "Saves a session snapshot, creating it on first call and updating it on later calls with the same id. The durable handoff surface: project, summary and active files persist beyond the current run. Omit session_id (or send it blank) for a fresh server-assigned UUID; a malformed id answers 'session_id must be a UUID returned by session_save'. Updates keep the prior project, summary and files wherever the call supplies nothing; ended_at is stamped to now on every save. Only your own sessions (any session with star) inside your project grants can be updated; anything else reads as 'session not found'. An omitted project on creation is an untagged write and needs the untagged grant.",
+    "Saves a session snapshot, creating it on first call and updating it on later calls with the same id. The durable handoff surface: project, summary and active files persist beyond the current run. Omit session_id (or send it blank) for a fresh server-assigned UUID; a malformed id answers 'session_id must be a UUID returned by session_save'. Updates keep the prior project, summary and files wherever the call supplies nothing; ended_at is stamped to now on every save. Only your own sessions (any session with star) inside your project grants can be updated; anything else reads as 'session not found'. An omitted project on creation is an untagged write and needs the untagged grant. The owner may hand the session to a named principal with handoff_to (a 'handoff' history event): that principal can then resume_context and session_save it; closing stays the owner's.",
   inputSchema: input({
     active_files: {
       type: ["array", "null"],
@@ -23,6 +23,12 @@ export const session_save = tool({
       description: "UUID of the session to update. Omit or blank for a fresh server-assigned UUID.",
     },
     summary: { type: ["string", "null"], maxLength: 100_000, description: "Where the work stands." },
+    handoff_to: {
+      type: ["string", "null"],
+      maxLength: 200,
+      description:
+        "Owner only: hand the session to this named principal, who may then resume and save it (recorded in history as a handoff). Everyone else still reads 'session not found'.",
+    },
   }),
   outputSchema: output({
     type: "object",

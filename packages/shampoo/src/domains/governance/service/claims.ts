@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import { detectScope, extractClaims, requiresHuman, type Scope } from "../rules/claims.ts";
+import { gate, type Mode } from "../rules/promotion.ts";
+import { norm } from "../rules/text.ts";
+import type { ChunkRow, ClaimRow, FactRow } from "../schema/tables.ts";
+import { candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store.ts";
+import { bodyOf, resolveChunk } from "./chunks.ts";
+import { impactLink, linkStructural, saveFact } from "./facts.ts";
+import { event, notFound, refused, type W } from "./write.ts";
+
+export const EXTRACTABLE = ["enrichable", "uncertain"];
+
+export function claimView(c: ClaimRow) {
+  return {
+    claim_id: c.claim_id,
+    subject: c.subject,
+    predicate: c.predicate,
+    object: c.object,
+    scope: c.scope,
+    confidence: c.confidence,
+    requires_human: c.requires_human === 1,
+  };
+}
+
+async function saveClaim(w: W, old: ClaimRow | null, row: ClaimRow, action: string, payload?: unknown) {
+  row.last_event_id = event(w, "claim", row.claim_id, action, old, row, payload);
+  await putClaim(w.trx, row, old === null);
+  return row;
+}
+
+export interface Staged {
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence: number;
+  excerpt: string;
+  valid_from: string | null;
+}
+
+/**
+ * Stages one claim from a chunk: an identical candidate (same project, subject, predicate,
+ * object, scope) gains this chunk revision as evidence (confidence: the higher), otherwise a new
+ * candidate is written. Each evidence entry is one (chunk, source hash): the same text counted
+ * twice is still one entry.
+ */
+export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged): Promise<ClaimRow> {
+  const probe: ClaimRow = {
+    claim_id: randomUUID(),
+    profile: chunk.profile,
+    project: chunk.project,
+    chunk_id: chunk.chunk_id,
+    subject: s.subject,
+    subject_norm: norm(s.subject),
+    predicate: s.predicate,
+    object: s.object,
+    object_norm: norm(s.object),
+    scope,
+    confidence: s.confidence,
+    requires_human: requiresHuman(scope, s.confidence, chunk.state === "uncertain") ? 1 : 0,
+    valid_from: s.valid_from ?? w.at,
+    evidence_count: 1,
+    status: "candidate",
+    fact_id: null,
+    validation_mode: null,
+    created_at: w.at,
+    updated_at: w.at,
+    last_event_id: "",
+  };
+  const existing = await candidateByIdentity(w.trx, probe);
+  let claim: ClaimRow;
+  if (existing) {
+    if (await evidenceExists(w.trx, existing.claim_id, chunk.chunk_id, chunk.source_hash)) return existing;
+    const confidence = Math.max(existing.confidence, s.confidence);
+    claim = await saveClaim(
+      w,
+      existing,
+      {
+        ...existing,
+        confidence,
+        evidence_count: existing.evidence_count + 1,
+        requires_human: requiresHuman(scope, confidence, chunk.state === "uncertain") ? 1 : 0,
+        updated_at: w.at,
+      },
+      "evidence",
+      { chunk_id: chunk.chunk_id, source_hash: chunk.source_hash },
+    );
+  } else {
+    claim = await saveClaim(w, null, probe, "create", { chunk_id: chunk.chunk_id });
+  }
+  await w.trx
+    .insertInto("governance_evidence")
+    .values({
+      evidence_id: randomUUID(),
+      profile: chunk.profile,
+      claim_id: claim.claim_id,
+      chunk_id: chunk.chunk_id,
+      source_hash: chunk.source_hash,
+      excerpt: s.excerpt,
+      confidence: s.confidence,
+      created_at: w.at,
+    })
+    .execute();
+  await w.trx
+    .insertInto("governance_provenance")
+    .values({
+      provenance_id: randomUUID(),
+      profile: chunk.profile,
+      target_kind: "claim",
+      target_id: claim.claim_id,
+      source_kind: "chunk",
+      source_ref: chunk.chunk_id,
+      detail_json: JSON.stringify({ source_hash: chunk.source_hash, excerpt: s.excerpt }),
+      created_at: w.at,
+    })
+    .execute();
+  await impactLink(w, "chunk", chunk.chunk_id, "claim", claim.claim_id, s.confidence, "extracted from");
+  return claim;
+}
+
+/** extract_candidate_claims: only enrichable or uncertain chunks (invalid-state otherwise). */
+export async function extractCandidateClaims(w: W, ref: string, scopeHint: Scope | undefined) {
+  const chunk = await resolveChunk(w, ref, false);
+  if (!EXTRACTABLE.includes(chunk.state))
+    throw refused(`chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`, "invalid_state");
+  const body = bodyOf(chunk);
+  const scope = scopeHint ?? detectScope(body);
+  const out: ClaimRow[] = [];
+  for (const c of extractClaims(body)) out.push(await stageClaim(w, chunk, scope, c));
+  return { chunk_id: chunk.chunk_id, claims_extracted: out.length, scope, claims: out.map(claimView) };
+}
+
+/**
+ * promote_candidate. A blocked promotion is data (promoted false with its reason). Otherwise
+ * the claim becomes canonical: an identical live fact (same project, subject, predicate, object,
+ * scope) is reinforced — never duplicated — else a new fact is written, valid from the claim's
+ * validity start and known from now; its evidence is copied into provenance and structural
+ * contradictions are linked with counts refreshed.
+ */
+export async function promoteCandidate(w: W, claimId: string, mode: Mode, internal: boolean) {
+  const claim = await claimById(w.trx, w.scope, claimId, w.ctx.database.dialect === "postgres");
+  if (!claim) throw notFound("claim");
+  if (claim.status !== "candidate")
+    throw refused(`claim is ${claim.status}; only candidate claims can be promoted`, "invalid_state");
+  const reason = gate({
+    mode,
+    scope: claim.scope as Scope,
+    confidence: claim.confidence,
+    evidence: claim.evidence_count,
+    requiresHuman: claim.requires_human === 1,
+    internal,
+  });
+  if (reason !== null) return { claim_id: claim.claim_id, promoted: false, reason };
+
+  const same = await w.trx
+    .selectFrom("governance_facts")
+    .selectAll()
+    .where("profile", "=", claim.profile)
+    .where((eb) => (claim.project === null ? eb("project", "is", null) : eb("project", "=", claim.project)))
+    .where("subject_norm", "=", claim.subject_norm)
+    .where("predicate", "=", claim.predicate)
+    .where("object_norm", "=", claim.object_norm)
+    .where("scope", "=", claim.scope)
+    .where("status", "=", "live")
+    .orderBy("recorded_at")
+    .orderBy("fact_id")
+    .executeTakeFirst();
+  let fact: FactRow;
+  if (same) {
+    fact = await saveFact(
+      w,
+      same,
+      {
+        ...same,
+        confidence: Math.max(same.confidence, claim.confidence),
+        evidence_count: same.evidence_count + claim.evidence_count,
+        reinforced_count: same.reinforced_count + 1,
+        updated_at: w.at,
+      },
+      "reinforce",
+      { claim_id: claim.claim_id, mode },
+    );
+  } else {
+    fact = await saveFact(
+      w,
+      null,
+      {
+        fact_id: randomUUID(),
+        profile: claim.profile,
+        project: claim.project,
+        subject: claim.subject,
+        subject_norm: claim.subject_norm,
+        predicate: claim.predicate,
+        object: claim.object,
+        object_norm: claim.object_norm,
+        scope: claim.scope,
+        confidence: claim.confidence,
+        evidence_count: claim.evidence_count,
+        reinforced_count: 0,
+        validation_mode: mode,
+        source_claim_id: claim.claim_id,
+        status: "live",
+        valid_from: claim.valid_from,
+        valid_to: null,
+        superseded_by: null,
+        contradicts_json: "[]",
+        contradiction_count: 0,
+        recorded_at: w.at,
+        updated_at: w.at,
+        last_event_id: "",
+      },
+      "create",
+      { claim_id: claim.claim_id, mode },
+    );
+    fact = await linkStructural(w, fact);
+  }
+  for (const e of await evidenceOf(w.trx, claim.claim_id)) {
+    await w.trx
+      .insertInto("governance_provenance")
+      .values({
+        provenance_id: randomUUID(),
+        profile: claim.profile,
+        target_kind: "fact",
+        target_id: fact.fact_id,
+        source_kind: "evidence",
+        source_ref: e.chunk_id,
+        detail_json: JSON.stringify({ claim_id: claim.claim_id, source_hash: e.source_hash, excerpt: e.excerpt }),
+        created_at: w.at,
+      })
+      .execute();
+  }
+  await impactLink(w, "claim", claim.claim_id, "fact", fact.fact_id, 1, "promoted to");
+  await saveClaim(
+    w,
+    claim,
+    { ...claim, status: "promoted", fact_id: fact.fact_id, validation_mode: mode, updated_at: w.at },
+    "promote",
+    {
+      fact_id: fact.fact_id,
+      reused_existing_fact: same !== undefined,
+    },
+  );
+  return {
+    claim_id: claim.claim_id,
+    promoted: true,
+    fact_id: fact.fact_id,
+    subject: fact.subject,
+    predicate: fact.predicate,
+    object: fact.object,
+    scope: fact.scope,
+    validation_mode: mode,
+    reused_existing_fact: same !== undefined,
+  };
+}

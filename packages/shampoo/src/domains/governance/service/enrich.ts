@@ -1,0 +1,127 @@
+import { iso } from "kernel";
+import { projectCondition } from "../../../access/caller.ts";
+import type { Depth } from "../rules/impact.ts";
+import { chunksInStates, facts } from "../store.ts";
+import { assessChunk, resolveChunk } from "./chunks.ts";
+import { extractCandidateClaims, promoteCandidate } from "./claims.ts";
+import { explainImpact } from "./impact.ts";
+import { buildContextPack } from "./packs.ts";
+import { recordRun, type W } from "./write.ts";
+
+/** Bounds of one enrich_context run. */
+const MATERIALIZE = 100;
+const ASSESS = 200;
+const WARM_TASK_PACKS = 3;
+const IMPACT_FACTS = 20;
+const DAY_MS = 86_400_000;
+
+/**
+ * The whole pipeline in one transaction (all-or-nothing): materialize chunks for the visible
+ * tasks and notes that have none yet, assess every assessable chunk, build an executor pack plus
+ * warm executor packs for the most recently changed open tasks; standard adds extraction and the
+ * internal auto_layer1 promotion of memory-scope claims; deep walks impact for facts changed in
+ * the last 7 days.
+ */
+export async function enrichContext(w: W, depth: Depth, input: unknown) {
+  const steps: Record<string, number> = {};
+  const fresh = await w.trx
+    .selectFrom("shampoo_tasks as t")
+    .leftJoin("governance_chunks as c", (j) =>
+      j.onRef("c.source_ref", "=", "t.id").onRef("c.profile", "=", "t.profile").on("c.source_kind", "=", "task"),
+    )
+    .select("t.id")
+    .where("t.profile", "=", w.scope.profile)
+    .where(projectCondition(w.scope, "t.project"))
+    .where("t.status", "in", ["not_started", "in_progress"])
+    .where("c.chunk_id", "is", null)
+    .orderBy("t.updated_at", "desc")
+    .orderBy("t.id")
+    .limit(MATERIALIZE)
+    .execute();
+  for (const t of fresh) await resolveChunk(w, t.id, false);
+  steps.chunks_materialized = fresh.length;
+
+  const assessable = await chunksInStates(w.trx, w.scope, ["new", "enrichable", "uncertain"], ASSESS);
+  const extractable: string[] = [];
+  for (const c of assessable) {
+    const a = await assessChunk(w, c.chunk_id, false, null);
+    if ((a.state === "enrichable" || a.state === "uncertain") && !a.should_skip) extractable.push(c.chunk_id);
+  }
+  steps.chunks_assessed = assessable.length;
+
+  const main = await buildContextPack(w, {
+    pack_type: "executor",
+    session: null,
+    target: null,
+    token_budget: 0,
+    input: { via: "enrich_context" },
+  });
+  const warm = await w.trx
+    .selectFrom("shampoo_tasks")
+    .selectAll()
+    .where("profile", "=", w.scope.profile)
+    .where(projectCondition(w.scope))
+    .where("status", "in", ["not_started", "in_progress"])
+    .orderBy("updated_at", "desc")
+    .orderBy("id")
+    .limit(WARM_TASK_PACKS)
+    .execute();
+  let packs = main.persisted ? 1 : 0;
+  for (const t of warm) {
+    const p = await buildContextPack(w, {
+      pack_type: "executor",
+      session: null,
+      target: t,
+      token_budget: 0,
+      input: { via: "enrich_context", target_ref: t.id },
+    });
+    if (p.persisted) packs++;
+  }
+  steps.packs_built = packs;
+  const result: Record<string, unknown> = { depth, steps, pack_body: main.body };
+
+  if (depth !== "quick") {
+    let extracted = 0;
+    const promoted: string[] = [];
+    let attempted = 0;
+    for (const id of extractable) {
+      const r = await extractCandidateClaims(w, id, undefined);
+      extracted += r.claims_extracted;
+      for (const c of r.claims) {
+        if (c.scope !== "memory") continue;
+        attempted++;
+        const p = await promoteCandidate(w, c.claim_id, "auto_layer1", true).catch((e: unknown) => {
+          // A claim promoted earlier in this run (the same triple twice) is not a failure.
+          if (e instanceof Error && e.message.startsWith("claim is promoted")) return null;
+          throw e;
+        });
+        if (p?.promoted) promoted.push(p.fact_id as string);
+      }
+    }
+    steps.claims_extracted = extracted;
+    steps.promotions_attempted = attempted;
+    steps.claims_promoted = promoted.length;
+    Object.assign(result, {
+      claims_extracted: extracted,
+      claims_promoted: promoted.length,
+      promoted_facts: [...new Set(promoted)],
+    });
+  }
+  if (depth === "deep") {
+    const recent = await facts(w.trx, w.scope)
+      .select("fact_id")
+      .where("updated_at", ">=", iso(w.now - 7 * DAY_MS))
+      .orderBy("updated_at", "desc")
+      .orderBy("fact_id")
+      .limit(IMPACT_FACTS)
+      .execute();
+    let impacts = 0;
+    for (const f of recent)
+      impacts += (await explainImpact(w, "fact", f.fact_id, "standard", { via: "enrich_context" })).total_impacts;
+    steps.facts_walked = recent.length;
+    steps.impacts_analyzed = impacts;
+    result.impacts_analyzed = impacts;
+  }
+  await recordRun(w, "enrich_context", input, { depth, steps });
+  return result;
+}

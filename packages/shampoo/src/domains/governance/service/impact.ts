@@ -1,0 +1,133 @@
+import { projectCondition } from "../../../access/caller.ts";
+import {
+  DEPTHS,
+  type Depth,
+  type Edge,
+  IMPACT_KINDS,
+  type Impact,
+  type ImpactKind,
+  type Node,
+  walk,
+} from "../rules/impact.ts";
+import { chunkById, claimById, factById } from "../store.ts";
+import { notFound, recordRun, type W } from "./write.ts";
+
+const SCOPED_TABLE = { chunk: "governance_chunks", claim: "governance_claims", fact: "governance_facts" } as const;
+const ID_COL = { chunk: "chunk_id", claim: "claim_id", fact: "fact_id" } as const;
+
+/** Of `nodes`, the ones the caller may see (facts, claims, chunks and packs by project; sessions by owner). */
+async function visible(w: W, nodes: Node[]): Promise<Set<string>> {
+  const ok = new Set<string>();
+  for (const kind of ["chunk", "claim", "fact"] as const) {
+    const ids = nodes.filter((n) => n.kind === kind).map((n) => n.id);
+    if (ids.length === 0) continue;
+    const rows = await w.trx
+      .selectFrom(SCOPED_TABLE[kind])
+      .select(`${ID_COL[kind]} as id` as never)
+      .where("profile", "=", w.scope.profile)
+      .where(projectCondition(w.scope))
+      .where(ID_COL[kind] as never, "in", ids as never)
+      .execute();
+    for (const r of rows as unknown as Array<{ id: string }>) ok.add(`${kind}:${r.id}`);
+  }
+  const packs = nodes.filter((n) => n.kind === "pack").map((n) => n.id);
+  if (packs.length > 0) {
+    const rows = await w.trx
+      .selectFrom("shampoo_context_packs")
+      .select("pack_id")
+      .where("profile", "=", w.scope.profile)
+      .where("pack_id", "in", packs)
+      .where((eb) => eb.or([eb("created_by", "=", w.ctx.caller.principal), projectCondition(w.scope)]))
+      .execute();
+    for (const r of rows) ok.add(`pack:${r.pack_id}`);
+  }
+  const sessions = nodes.filter((n) => n.kind === "session").map((n) => n.id);
+  if (sessions.length > 0) {
+    let q = w.trx
+      .selectFrom("shampoo_sessions")
+      .select("session_id")
+      .where("profile", "=", w.scope.profile)
+      .where("session_id", "in", sessions)
+      .where(projectCondition(w.scope));
+    if (!w.ctx.caller.star) q = q.where("owner", "=", w.ctx.caller.principal);
+    for (const r of await q.execute()) ok.add(`session:${r.session_id}`);
+  }
+  return ok;
+}
+
+async function edgesOf(w: W, frontier: Node[]): Promise<Edge[]> {
+  const out: Edge[] = [];
+  for (const kind of [...new Set(frontier.map((n) => n.kind))]) {
+    const ids = frontier.filter((n) => n.kind === kind).map((n) => n.id);
+    const rows = await w.trx
+      .selectFrom("governance_impact_links")
+      .selectAll()
+      .where("profile", "=", w.scope.profile)
+      .where("from_kind", "=", kind)
+      .where("from_id", "in", ids)
+      .execute();
+    for (const r of rows)
+      out.push({
+        from: { kind: r.from_kind as Node["kind"], id: r.from_id },
+        to: { kind: r.to_kind as Node["kind"], id: r.to_id },
+        weight: r.weight,
+        rationale: r.rationale,
+      });
+  }
+  const ok = await visible(
+    w,
+    out.map((e) => e.to),
+  );
+  return out.filter((e) => ok.has(`${e.to.kind}:${e.to.id}`));
+}
+
+/** Which impacts_by_kind group a reached node is reported in (chunks and claims are passed through). */
+async function groupOf(w: W, i: Impact): Promise<ImpactKind | null> {
+  if (i.kind === "session") return "session";
+  if (i.kind === "pack") return "snapshot";
+  if (i.kind !== "fact") return null;
+  const f = await factById(w.trx, w.scope, i.id, false);
+  if (!f) return null;
+  return f.scope === "mapping" || f.scope === "validation" || f.scope === "export" ? f.scope : "fact";
+}
+
+export async function explainImpact(w: W, kind: "chunk" | "claim" | "fact", ref: string, depth: Depth, input: unknown) {
+  const found =
+    kind === "chunk"
+      ? await chunkById(w.trx, w.scope, ref)
+      : kind === "claim"
+        ? await claimById(w.trx, w.scope, ref, false)
+        : await factById(w.trx, w.scope, ref, false);
+  if (!found) throw notFound("source");
+  const max = DEPTHS[depth];
+  const impacts = await walk({ kind, id: ref }, max, (f) => edgesOf(w, f));
+  const byKind = Object.fromEntries(IMPACT_KINDS.map((k) => [k, [] as unknown[]])) as Record<ImpactKind, unknown[]>;
+  let total = 0;
+  for (const i of impacts) {
+    const g = await groupOf(w, i);
+    if (g === null) continue;
+    byKind[g].push({
+      ref: i.id,
+      depth: i.depth,
+      edge_score: i.edge_score,
+      impact_score: i.impact_score,
+      propagated_score: i.propagated_score,
+      rationale: i.rationale,
+    });
+    total++;
+  }
+  const parts = IMPACT_KINDS.filter((k) => byKind[k].length > 0).map((k) => `${byKind[k].length} ${k}`);
+  const result = {
+    source: { kind, ref },
+    depth,
+    max_depth: max,
+    total_impacts: total,
+    impacts_by_kind: byKind,
+    summary:
+      total === 0
+        ? `No recorded impact of ${kind} ${ref} within ${max} hop${max === 1 ? "" : "s"}.`
+        : `${kind} ${ref} reaches ${total} item${total === 1 ? "" : "s"} within ${max} hop${max === 1 ? "" : "s"}: ${parts.join(", ")}.`,
+  };
+  await recordRun(w, "explain_impact", input, { total_impacts: total, max_depth: max });
+  return result;
+}

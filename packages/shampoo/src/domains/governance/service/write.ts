@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { DomainError, iso, type Transaction } from "kernel";
+import { type Scope, scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { type PendingEvent, recordEvents } from "../../../store/history.ts";
+import type { ShampooDB } from "../../../store/schema.ts";
+
+export type Trx = Transaction<ShampooDB>;
+
+/** One governance write: its transaction, clock reading, scope, and the events it will record. */
+export interface W {
+  ctx: ShampooCtx;
+  trx: Trx;
+  now: number;
+  at: string;
+  scope: Scope;
+  events: PendingEvent[];
+}
+
+/**
+ * Runs `fn` in one transaction (Database.transaction: BEGIN IMMEDIATE on SQLite, so concurrent
+ * writers queue instead of failing) and records its history events in it, the clock bumped once
+ * for all of them. Anything thrown rolls back everything: all-or-nothing per call.
+ */
+export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Promise<T> {
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (trx) => {
+    const w: W = { ctx, trx: trx as Trx, now, at: iso(now), scope: scopeOf(ctx.caller), events: [] };
+    const result = await fn(w);
+    await recordEvents(w.trx, ctx.caller, ctx.source, now, w.events);
+    return result;
+  });
+}
+
+/** A row as its history event records it: everything but the profile and the event pointer. */
+export function view<R extends { profile: string; last_event_id: string }>(
+  row: R,
+): Omit<R, "profile" | "last_event_id"> {
+  const { profile: _p, last_event_id: _l, ...rest } = row;
+  return rest;
+}
+
+/**
+ * Queues the history event of one row change and returns its id (to store as last_event_id).
+ * `old` null for a creation; the row's previous event is its parent, so each row's events chain.
+ */
+export function event<R extends { profile: string; last_event_id: string }>(
+  w: W,
+  kind: string,
+  id: string,
+  action: string,
+  old: R | null,
+  row: R,
+  payload?: unknown,
+): string {
+  const eventId = randomUUID();
+  w.events.push({
+    eventId,
+    entityKind: kind,
+    entityId: id,
+    action,
+    old: old ? view(old) : null,
+    new: view(row),
+    payload,
+    parentEventId: old?.last_event_id ?? null,
+  });
+  return eventId;
+}
+
+/** The run-history entry every context-governance tool records (shampoo_context_runs). */
+export async function recordRun(
+  w: W,
+  tool: string,
+  input: unknown,
+  result: unknown,
+  extra: { session_id?: string | null; pack_id?: string | null } = {},
+): Promise<string> {
+  const runId = randomUUID();
+  await w.trx
+    .insertInto("shampoo_context_runs")
+    .values({
+      run_id: runId,
+      profile: w.ctx.caller.profile,
+      tool,
+      principal: w.ctx.caller.principal,
+      session_id: extra.session_id ?? null,
+      pack_id: extra.pack_id ?? null,
+      status: "completed",
+      input_json: JSON.stringify(input ?? {}),
+      result_json: JSON.stringify(result ?? {}),
+      started_at: w.at,
+      finished_at: w.at,
+    })
+    .execute();
+  return runId;
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError("not_found", `${what} not found`, { error_type: "not_found" });
+}
+
+export function refused(message: string, type: string): DomainError {
+  return new DomainError(type, message, { error_type: type });
+}
+
+/** Strings where the catalog says "empty string behaves as absent". */
+export function given(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() !== "" ? v : undefined;
+}
+
+/** An ISO timestamp argument, normalized; a clear error otherwise. */
+export function isoArg(name: string, v: string): string {
+  const ms = Date.parse(v);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(ms))
+    throw refused(`${name} must be an ISO-8601 timestamp, got ${JSON.stringify(v)}`, "validation");
+  return iso(ms);
+}

@@ -1,0 +1,54 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { MAX_QUESTIONS, QUESTION_TYPES } from "../rules/questions.ts";
+import { queueClarification } from "../service/chunks.ts";
+import { inWrite, recordRun } from "../service/write.ts";
+
+export const queue_clarification = tool({
+  name: "queue_clarification",
+  title: "Ask a human about a chunk",
+  description: `Queues typed open questions for a human about one chunk (types ${QUESTION_TYPES.join(", ")}; at most ${MAX_QUESTIONS} open per chunk, a type already open is not asked again; max_questions 1..5, default 5), writes the AWAITING_HUMAN annotation block, and moves the chunk to awaiting_human. Answer with record_human_answer. Frozen chunks answer a cannot-queue error; unknown chunks 'chunk not found'. Questions get history events; a run-history entry is recorded. All-or-nothing.`,
+  inputSchema: input(
+    {
+      chunk_ref: { type: "string", minLength: 1, maxLength: 200, description: "Chunk id, or a task/note id." },
+      max_questions: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_QUESTIONS,
+        description: "How many new questions at most (default 5).",
+      },
+    },
+    ["chunk_ref"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["chunk_id", "state", "questions", "awaiting_human_block"],
+    properties: {
+      chunk_id: { type: "string" },
+      state: { type: "string" },
+      questions: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["id", "text", "type", "priority"],
+          properties: { type: { type: "string", enum: [...QUESTION_TYPES] } },
+        },
+      },
+      awaiting_human_block: { type: "string" },
+    },
+  }),
+  kind: "write",
+  run: (a, ctx) =>
+    inWrite(ctx, async (w) => {
+      const r = await queueClarification(
+        w,
+        String(a.chunk_ref),
+        typeof a.max_questions === "number" ? a.max_questions : MAX_QUESTIONS,
+      );
+      await recordRun(w, "queue_clarification", a, {
+        chunk_id: r.chunk_id,
+        state: r.state,
+        questions: r.questions.length,
+      });
+      return r;
+    }),
+});

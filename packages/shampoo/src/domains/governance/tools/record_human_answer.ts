@@ -1,0 +1,55 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { recordHumanAnswer } from "../service/chunks.ts";
+import { inWrite, recordRun, refused } from "../service/write.ts";
+
+export const record_human_answer = tool({
+  name: "record_human_answer",
+  title: "Record a human's answer",
+  description:
+    "Records a human's answer about a chunk: marks the addressed open questions answered (question_id answers one; omit it to answer every open question of the chunk), appends the answer to the chunk body (a fresh source hash, so the chunk is assessable again), moves awaiting_human or uncertain chunks back to enrichable, and records resolution provenance, history and a run-history entry. Frozen chunks answer a cannot-record error; unknown chunks 'chunk not found', unknown or already answered questions 'question not found'. All-or-nothing.",
+  inputSchema: input(
+    {
+      chunk_ref: { type: "string", minLength: 1, maxLength: 200, description: "Chunk id, or a task/note id." },
+      answer_text: {
+        type: "string",
+        minLength: 1,
+        maxLength: 20_000,
+        description: "The answer, appended to the chunk body.",
+      },
+      question_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: 200,
+        description: "One question to answer; omit to answer all open ones.",
+      },
+    },
+    ["chunk_ref", "answer_text"],
+  ),
+  outputSchema: output({
+    type: "object",
+    required: ["chunk_id", "new_state", "previous_state", "questions_resolved", "source_hash_updated"],
+    additionalProperties: false,
+    properties: {
+      chunk_id: { type: "string" },
+      new_state: { type: "string" },
+      previous_state: { type: "string" },
+      questions_resolved: { type: "integer" },
+      source_hash_updated: { type: "boolean" },
+    },
+  }),
+  kind: "write",
+  run: (a, ctx) => {
+    const answer = String(a.answer_text);
+    if (answer.trim() === "") throw refused("answer_text must not be blank", "validation");
+    return inWrite(ctx, async (w) => {
+      const r = await recordHumanAnswer(
+        w,
+        String(a.chunk_ref),
+        answer,
+        typeof a.question_id === "string" ? a.question_id : undefined,
+      );
+      await recordRun(w, "record_human_answer", a, r);
+      return r;
+    });
+  },
+});

@@ -1,0 +1,36 @@
+import { input, output, tool } from "../../../tooling.ts";
+import { REPLAY_CONTRACT, REPLAY_DEFAULT, REPLAY_KINDS, REPLAY_MAX, replay } from "../service/replay.ts";
+import { given, isoArg } from "../service/write.ts";
+
+export const replay_memory = tool({
+  name: "replay_memory",
+  title: "Replay the memory's history",
+  description: `Replays the append-only history newest first, every event with its 20 fields (seq, event_id, profile, principal, role, session_id, clock, at, aggregate_kind, aggregate_id, action, old_value, new_value, changed_fields, payload, parent_event_id, source and its tool/session/request), nulls preserved; stored values are parsed whole, so dates stay strings. Folding the events of an aggregate oldest first rebuilds its current row. Kinds: ${REPLAY_KINDS.join(", ")}; only events of aggregates you can see now are returned. aggregate_kind, aggregate_id and since_ts (a lower bound on the event time) narrow it; empty means all. limit defaults to ${REPLAY_DEFAULT}, clamped to 1..${REPLAY_MAX}. Pure read; filters that match nothing answer count 0.`,
+  inputSchema: input({
+    aggregate_id: { type: ["string", "null"], maxLength: 200 },
+    aggregate_kind: { type: ["string", "null"], maxLength: 64 },
+    limit: { type: "integer", description: `Default ${REPLAY_DEFAULT}, clamped 1..${REPLAY_MAX}.` },
+    since_ts: { type: ["string", "null"], maxLength: 64, description: "ISO timestamp lower bound." },
+  }),
+  outputSchema: output({
+    type: "object",
+    required: ["count", "events", "contract_version"],
+    properties: {
+      count: { type: "integer" },
+      events: { type: "array", items: { type: "object", minProperties: 20, maxProperties: 20 } },
+      contract_version: { const: REPLAY_CONTRACT },
+    },
+  }),
+  kind: "read",
+  run: (a, ctx) => {
+    const since = given(a.since_ts);
+    const limit = Math.max(1, Math.min(REPLAY_MAX, typeof a.limit === "number" ? a.limit : REPLAY_DEFAULT));
+    const args = {
+      aggregate_kind: given(a.aggregate_kind),
+      aggregate_id: given(a.aggregate_id),
+      since: since === undefined ? undefined : isoArg("since_ts", since),
+      limit,
+    };
+    return ctx.database.read((db) => replay(db, ctx.caller, args));
+  },
+});
