@@ -55,7 +55,8 @@ export async function openChamber(opts: ChamberOptions): Promise<Chamber> {
 export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptions, "db">): Chamber {
   const clock = opts.clock ?? systemClock;
   const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
-  const service = new ChamberService(database, clock, opts.signer ?? LocalKeyring.ephemeral(clock), config);
+  const signer = opts.signer ?? LocalKeyring.ephemeral(clock);
+  const service = new ChamberService(database, clock, signer, config);
   const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
   const mcp: McpServerOptions<CallContext> = {
     name: SERVER_NAME,
@@ -64,7 +65,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
   };
-  const cards = new CardRegistry(database);
+  const cards = new CardRegistry(database, signer);
   const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});
   return { database, service, mcp, registry: cards, routes, close: () => database.close() };
 }

@@ -51,6 +51,7 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
       "replay",
       "manifest",
       "policy",
+      "log",
     ]);
     expect((await reg.verify(id))?.verdict).toBe("valid");
   });

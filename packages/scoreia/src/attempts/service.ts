@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Kysely } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
+import { appendLeaf, CardLog, LEAF_TYPE } from "../evidence/log.ts";
 import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
@@ -67,6 +68,8 @@ type Trx = Kysely<ChamberDB>;
 export class ChamberService {
   readonly toolsetHash: string;
   private readonly knownKeys = new Set<string>();
+  /** The card transparency log; a tree head is signed after each card joins it. */
+  readonly log: CardLog;
 
   constructor(
     private readonly database: Database<ChamberDB>,
@@ -75,6 +78,7 @@ export class ChamberService {
     readonly config: ChamberConfig,
   ) {
     this.toolsetHash = toolsetHash(config.toolset);
+    this.log = new CardLog(database, signer);
   }
 
   // ---------------------------------------------------------------- enter
@@ -437,11 +441,22 @@ export class ChamberService {
       });
       if (Number(res.numAffectedRows) === 1) {
         await store.markSealed.run(trx, { handle: card.handle as string, updated_at: iso(now) });
+        // Into the transparency log with the signature, in one transaction: a signed card is a logged card.
+        await appendLeaf(trx, this.database.dialect, {
+          type: LEAF_TYPE,
+          card_id: card.card_id,
+          card_hash: sha256Tagged(card.body_json),
+          signed_at: signature.signed_at,
+          logged_at: iso(now),
+        });
         return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
       // A concurrent seal signed it first: its signature is the one stored.
       return store.selectCard.first(trx, { card_id: card.card_id });
     });
+    // A signed head covering the new leaf, so its proof can be served at once (best effort: an
+    // unreachable signer leaves it to the next head; CardLog.head never throws for that).
+    await this.log.head();
     return stored ?? null;
   }
 

@@ -76,11 +76,17 @@ describe("RFC 6962 Merkle log against the transparency-dev vectors", () => {
       const root = await subtreeHash(source, 0, n);
       expect(root.toString("base64"), file).toBe(v.root);
       const proof = await inclusionProof(source, Number(v.leafIdx), n);
-      expect(proof.map((p) => p.toString("base64")), file).toEqual(v.proof ?? []);
+      expect(
+        proof.map((p) => p.toString("base64")),
+        file,
+      ).toEqual(v.proof ?? []);
     }
     for (const { file, v } of vectors("consistency").filter((x) => x.file.endsWith("happy-path.json"))) {
       const proof = await consistencyProof(source, Number(v.size1), Number(v.size2));
-      expect(proof.map((p) => p.toString("base64")), file).toEqual(v.proof ?? []);
+      expect(
+        proof.map((p) => p.toString("base64")),
+        file,
+      ).toEqual(v.proof ?? []);
     }
   });
 
@@ -89,7 +95,9 @@ describe("RFC 6962 Merkle log against the transparency-dev vectors", () => {
       const root = await subtreeHash(source, 0, n);
       for (let m = 0; m < n; m++) {
         expect(verifyInclusion(m, n, LEAVES[m] as Buffer, await inclusionProof(source, m, n), root)).toBe(true);
-        expect(verifyInclusion(m, n, LEAVES[(m + 1) % 8] as Buffer, await inclusionProof(source, m, n), root)).toBe(false);
+        expect(verifyInclusion(m, n, LEAVES[(m + 1) % 8] as Buffer, await inclusionProof(source, m, n), root)).toBe(
+          false,
+        );
       }
       for (let m = 1; m <= n; m++) {
         const r1 = await subtreeHash(source, 0, m);

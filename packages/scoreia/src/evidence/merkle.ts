@@ -68,7 +68,13 @@ function hashes(values: Uint8Array[]): boolean {
 }
 
 /** RFC 9162 §2.1.3.2: does `proof` prove leaf `index` (hash `leaf`) in a tree of `size` with `root`? */
-export function verifyInclusion(index: number, size: number, leaf: Uint8Array, proof: Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
   if (!hashes([leaf, root, ...proof])) return false;
   let fn = index;

@@ -4,8 +4,9 @@ import { eventRange, selectEvents } from "../attempts/store.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import { CardLog } from "./log.ts";
 import { buildReplay, type PublicReplay, storedEvent } from "./replay.ts";
-import type { CardSignature, PublicKeyRecord } from "./signer.ts";
+import type { CardSignature, PublicKeyRecord, Signer } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
 /**
@@ -110,7 +111,15 @@ function keyOf(l: ComparisonKey): ComparisonKey {
 }
 
 export class CardRegistry {
-  constructor(private readonly database: Database<ChamberDB>) {}
+  /** The card transparency log (§15); signs new tree heads through `signer` when one is given. */
+  readonly log: CardLog;
+
+  constructor(
+    private readonly database: Database<ChamberDB>,
+    signer: Signer | null = null,
+  ) {
+    this.log = new CardLog(database, signer);
+  }
 
   /** Toolset id → hash, for every contract this build knows (policy step of verification). */
   static knownToolsets(): Record<string, string> {
@@ -164,6 +173,7 @@ export class CardRegistry {
     if (!key || !suite || suite.generation !== suiteRef.generation || !replay) {
       throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
     }
+    const log = await this.log.inclusion(cardId);
     return {
       proof_version: PROOF_VERSION,
       card: stored.card,
@@ -172,6 +182,7 @@ export class CardRegistry {
       key,
       manifest: suite.manifest as unknown as Record<string, unknown>,
       replay,
+      ...(log ? { log } : {}),
     };
   }
 

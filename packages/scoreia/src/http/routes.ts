@@ -12,6 +12,7 @@ import {
   type ListQuery,
   parseListQuery,
 } from "./cards.ts";
+import * as logRoutes from "./log.ts";
 import { cardPage, codexPage, errorPage, letMyAiInPage, registryPage, verifyPage } from "./pages.ts";
 import { type CachePolicy, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
 import { specSummary, TOOLSET_ID_PATTERN } from "./spec.ts";
@@ -293,6 +294,25 @@ const ROUTES: Array<[RegExp, Handler]> = [
     /^\/\.well-known\/scoreia-keys\.json$/,
     async (ctx) => sendJson(ctx.req, ctx.res, { keys: await ctx.registry.keys() }, "short"),
   ],
+  // The card transparency log (http/log.ts).
+  [/^\/log\/tree-head\.json$/, async (ctx) => sendLog(ctx, await logRoutes.treeHead(ctx.registry.log))],
+  [
+    /^\/log\/inclusion\/([^/]*)\.json$/,
+    async (ctx, m) =>
+      sendLog(ctx, await logRoutes.inclusion(ctx.registry.log, m[1] as string, ctx.url.searchParams.get("tree_size"))),
+  ],
+  [
+    /^\/log\/consistency\.json$/,
+    async (ctx) =>
+      sendLog(
+        ctx,
+        await logRoutes.consistency(
+          ctx.registry.log,
+          ctx.url.searchParams.get("first"),
+          ctx.url.searchParams.get("second"),
+        ),
+      ),
+  ],
   [/^\/spec\/0\.2(?:\.json)?$/, (ctx) => sendJson(ctx.req, ctx.res, specSummary(), "short")],
   [/^\/spec\/toolsets\/(.+)\.json$/, (ctx, m) => toolset(ctx, m[1] as string)],
   [/^\/codex$/, (ctx) => codex(ctx, false)],
@@ -307,6 +327,10 @@ const ROUTES: Array<[RegExp, Handler]> = [
     },
   ],
 ];
+
+function sendLog(ctx: Ctx, r: logRoutes.LogReply): void {
+  sendJson(ctx.req, ctx.res, r.body, r.cache, { status: r.status });
+}
 
 /** Maps DomainErrors raised by the registry to HTTP; anything else is a 500 without details. */
 function failure(ctx: Ctx, e: unknown): void {
