@@ -14,6 +14,7 @@ import { CURRENT_TOOLSET } from "./contract/index.ts";
 import { CardRegistry } from "./evidence/registry.ts";
 import { LocalKeyring, type Signer } from "./evidence/signer.ts";
 import { publicRoutes } from "./http/index.ts";
+import { SuiteSecrets } from "./suites/secrets.ts";
 import { callContext, chamberRegistry } from "./tools/index.ts";
 
 export const SERVER_NAME = "scoreia-open-chamber";
@@ -29,6 +30,8 @@ export interface ChamberOptions {
   signer?: Signer;
   config?: Partial<ChamberConfig>;
   controlled?: boolean;
+  /** Room secrets per suite generation (default: random, in memory; `serve` keeps them in the data dir). */
+  secrets?: SuiteSecrets;
   /** Origin shown in the public pages' connection snippets (default: the request's Host). */
   publicOrigin?: string;
 }
@@ -56,7 +59,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
   const clock = opts.clock ?? systemClock;
   const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
   const signer = opts.signer ?? LocalKeyring.ephemeral(clock);
-  const service = new ChamberService(database, clock, signer, config);
+  const service = new ChamberService(database, clock, signer, config, opts.secrets ?? SuiteSecrets.ephemeral());
   const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
   const mcp: McpServerOptions<CallContext> = {
     name: SERVER_NAME,

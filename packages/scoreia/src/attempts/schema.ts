@@ -44,6 +44,8 @@ export interface AttemptRow {
    * returns it as a string (bigint): read it through `attemptNo()`.
    */
   attempt_no: number;
+  /** 1 when a card of the same suite generation and seed existed at entry (migration 005), else 0. */
+  seed_sealed_before: number | null;
 }
 
 /** Events of one attempt occupy ids attempt_no × EVENT_KEY_SPAN + seq (seq < EVENT_KEY_SPAN). */
@@ -86,6 +88,8 @@ export interface HelpRow {
   seed: string;
   suite_id: string;
   created_at: string;
+  /** When the ally seed was first entered (migration 005); null while unused. */
+  entered_at: string | null;
 }
 
 export interface KeyRow {
@@ -122,7 +126,20 @@ export interface LogStateRow {
   size: number;
 }
 
+/** Suite generations with a room secret (suites/secrets.ts): public manifest; secret once revealed. */
+export interface GenerationRow {
+  suite_id: string;
+  generation: string;
+  manifest_json: string;
+  manifest_hash: string;
+  created_at: string;
+  /** Null while the generation is current; its secret (hex) once revealed. */
+  revealed_at: string | null;
+  secret: string | null;
+}
+
 export interface ChamberDB {
+  chamber_generations: GenerationRow;
   chamber_log_leaves: LogLeafRow;
   chamber_log_nodes: LogNodeRow;
   chamber_log_heads: LogHeadRow;
@@ -308,5 +325,22 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
         logged_at: at,
       });
     }
+  },
+  /** Room secrets per suite generation (issue 16 §1), and whether a seed was sealed before an entry. */
+  async "005_suite_generations"(db) {
+    await db.schema
+      .createTable("chamber_generations")
+      .addColumn("suite_id", "text", (c) => c.notNull())
+      .addColumn("generation", "text", (c) => c.notNull())
+      .addColumn("manifest_json", "text", (c) => c.notNull())
+      .addColumn("manifest_hash", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("revealed_at", "text")
+      .addColumn("secret", "text")
+      .addPrimaryKeyConstraint("chamber_generations_pk", ["suite_id", "generation"])
+      .execute();
+    await db.schema.alterTable("chamber_attempts").addColumn("seed_sealed_before", "integer").execute();
+    await db.schema.alterTable("chamber_help").addColumn("entered_at", "text").execute();
+    await db.schema.createIndex("chamber_attempts_seed").on("chamber_attempts").columns(["suite_id", "seed"]).execute();
   },
 };
