@@ -596,14 +596,23 @@ export class ChamberService {
 
   /** The first entry with an ally seed uses it up; a seed call_for_help never issued is refused. */
   private async claimAllySeed(trx: Trx, seed: string, suiteId: string, now: number): Promise<void> {
-    const help = await trx.selectFrom("chamber_help").select(["id", "suite_id"]).where("seed", "=", seed).executeTakeFirst();
+    const help = await trx
+      .selectFrom("chamber_help")
+      .select(["id", "suite_id"])
+      .where("seed", "=", seed)
+      .executeTakeFirst();
     if (!help || help.suite_id !== suiteId) {
       throw new DomainError(
         "value_format_invalid",
         "seeds a-… are issued by call_for_help for one ally and suite; choose another seed, or omit it",
       );
     }
-    await trx.updateTable("chamber_help").set({ entered_at: iso(now) }).where("id", "=", help.id).where("entered_at", "is", null).execute();
+    await trx
+      .updateTable("chamber_help")
+      .set({ entered_at: iso(now) })
+      .where("id", "=", help.id)
+      .where("entered_at", "is", null)
+      .execute();
   }
 
   /**
@@ -613,7 +622,8 @@ export class ChamberService {
   async reveal(suiteId: string, generation: string): Promise<{ secret: string; revealed_at: string }> {
     const now = iso(this.clock.now());
     const rec = this.secrets.reveal(suiteId, generation, now);
-    if (!rec) throw new DomainError("generation_unknown", `no generation ${suiteId}/${generation} with a room secret here`);
+    if (!rec)
+      throw new DomainError("generation_unknown", `no generation ${suiteId}/${generation} with a room secret here`);
     const gen = this.generation(suiteId, generation);
     await this.database.transaction(async (trx) => {
       await this.recordGeneration(trx, gen, this.clock.now());
@@ -861,7 +871,10 @@ const ALLY_SEED = /^a-[0-9a-f]{16}$/;
 function checkSeed(seed: string): void {
   checkPublicText("seed", seed);
   if (/^s-/.test(seed)) {
-    throw new DomainError("value_format_invalid", "seeds s-… are drawn by the server; omit seed to get one, or choose another");
+    throw new DomainError(
+      "value_format_invalid",
+      "seeds s-… are drawn by the server; omit seed to get one, or choose another",
+    );
   }
   if (/^a-/.test(seed) && !ALLY_SEED.test(seed)) {
     throw new DomainError("value_format_invalid", "seeds a-… are issued by call_for_help; choose another seed");
