@@ -68,7 +68,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
   };
-  const cards = new CardRegistry(database, signer);
+  const cards = new CardRegistry(database, signer, () => service.publishKeys());
   const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});
   return { database, service, mcp, registry: cards, routes, close: () => database.close() };
 }

@@ -69,6 +69,7 @@ type Trx = Kysely<ChamberDB>;
 export class ChamberService {
   readonly toolsetHash: string;
   private readonly knownKeys = new Set<string>();
+  private publishedPrint = "";
   /** The card transparency log; a tree head is signed after each card joins it. */
   readonly log: CardLog;
 
@@ -488,6 +489,9 @@ export class ChamberService {
   async publishKeys(ensureKeyId?: string): Promise<void> {
     if (ensureKeyId && this.knownKeys.has(ensureKeyId)) return;
     const records = await this.signer.publicKeys();
+    // Unchanged since the last copy (the keys document asks on every request): nothing to write.
+    const print = JSON.stringify(records);
+    if (print === this.publishedPrint) return;
     await this.database.transaction(async (trx) => {
       for (const r of records) {
         // Upsert: concurrent seals may publish the same key at once. A window only ever closes.
@@ -499,6 +503,7 @@ export class ChamberService {
         this.knownKeys.add(r.key_id);
       }
     });
+    this.publishedPrint = print;
   }
 
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */

@@ -1,8 +1,11 @@
 import { type Database, DomainError, type Kysely } from "kernel";
 import type { ChamberDB } from "../attempts/schema.ts";
 import { canonicalJson } from "./jcs.ts";
-import { consistencyProof, inclusionProof, leafHash, type NodeSource, nodeHash, subtreeHash } from "./merkle.ts";
+import { consistencyProof, inclusionProof, type NodeSource, nodeHash, subtreeHash } from "./merkle.ts";
 import { type Signer, SignerUnavailableError, type TreeHead } from "./signer.ts";
+import { LEAF_TYPE, type LogLeaf, logLeafHash } from "./verify-log.ts";
+
+export { LEAF_TYPE, type LogLeaf, logLeafHash };
 
 /**
  * The card transparency log (docs/evidence-0.2.md §15): every signed card's hash is appended, in
@@ -12,17 +15,6 @@ import { type Signer, SignerUnavailableError, type TreeHead } from "./signer.ts"
  * signed lazily (when a proof or the head is asked for and the tree has grown), so sealing pays
  * for the leaf only.
  */
-
-export const LEAF_TYPE = "scoreia.log.leaf/0.2";
-
-export interface LogLeaf {
-  type: typeof LEAF_TYPE;
-  card_id: string;
-  card_hash: string;
-  signed_at: string;
-  /** Server time of the append. */
-  logged_at: string;
-}
 
 /** What a card's proof bundle carries (§15.4). */
 export interface LogProof {
@@ -35,11 +27,6 @@ export interface LogProof {
 type Trx = Kysely<ChamberDB>;
 
 const tagged = (b: Buffer) => `sha256:${b.toString("hex")}`;
-
-/** The leaf's hash: RFC 6962 leaf hash of the UTF-8 bytes of JCS(leaf). */
-export function logLeafHash(leaf: LogLeaf): Buffer {
-  return leafHash(Buffer.from(canonicalJson(leaf), "utf8"));
-}
 
 /**
  * Appends `leaf` inside the caller's transaction and returns its index. The state row is locked

@@ -117,6 +117,8 @@ export class CardRegistry {
   constructor(
     private readonly database: Database<ChamberDB>,
     signer: Signer | null = null,
+    /** Copies the signer's key records in first, so the keys document lists a new key at once. */
+    private readonly refreshKeys: (() => Promise<void>) | null = null,
   ) {
     this.log = new CardLog(database, signer);
   }
@@ -136,6 +138,8 @@ export class CardRegistry {
   }
 
   async keys(): Promise<PublicKeyRecord[]> {
+    // An unreachable signer leaves the records already published.
+    await this.refreshKeys?.().catch(() => undefined);
     const rows = await this.database.db.selectFrom("chamber_keys").selectAll().orderBy("not_before").execute();
     return rows.map((r) => ({
       key_id: r.key_id,

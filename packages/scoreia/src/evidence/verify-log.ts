@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { verifyEd25519 } from "./ed25519.ts";
-import { LEAF_TYPE, type LogLeaf, logLeafHash } from "./log.ts";
-import { verifyConsistency, verifyInclusion } from "./merkle.ts";
+import { canonicalJson } from "./jcs.ts";
+import { leafHash, verifyConsistency, verifyInclusion } from "./merkle.ts";
 import { isIsoMs } from "./replay.ts";
 import { type PublicKeyRecord, TREE_HEAD_TYPE, type TreeHead, treeHeadBytes } from "./signer.ts";
 
@@ -11,6 +11,23 @@ import { type PublicKeyRecord, TREE_HEAD_TYPE, type TreeHead, treeHeadBytes } fr
  * signed. With a newer trusted head (the server's current one, or a pinned copy), the bundle's
  * head must be a prefix of it (consistency proof): a log forked to hold a forged card fails here.
  */
+
+export const LEAF_TYPE = "scoreia.log.leaf/0.2";
+
+/** One log entry: which card, with which hash, signed and logged when (§15.2). */
+export interface LogLeaf {
+  type: typeof LEAF_TYPE;
+  card_id: string;
+  card_hash: string;
+  signed_at: string;
+  /** Server time of the append. */
+  logged_at: string;
+}
+
+/** The leaf's hash: RFC 6962 leaf hash of the UTF-8 bytes of JCS(leaf). */
+export function logLeafHash(leaf: LogLeaf): Buffer {
+  return leafHash(Buffer.from(canonicalJson(leaf), "utf8"));
+}
 
 /** How far apart the signer's signed_at and the log's logged_at may be (the signer-clock skew of §5.3). */
 export const LOG_DELAY_MS = 5 * 60 * 1000;

@@ -15,6 +15,7 @@ import {
 import * as logRoutes from "./log.ts";
 import { cardPage, codexPage, errorPage, letMyAiInPage, registryPage, verifyPage } from "./pages.ts";
 import { type CachePolicy, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
+import { revealed } from "./reveal.ts";
 import { specSummary, TOOLSET_ID_PATTERN } from "./spec.ts";
 
 /**
@@ -312,6 +313,10 @@ const ROUTES: Array<[RegExp, Handler]> = [
           ctx.url.searchParams.get("second"),
         ),
       ),
+  ],
+  [
+    /^\/suites\/([^/]+)\/([^/]+)\/reveal\.json$/,
+    async (ctx, m) => sendLog(ctx, await revealed(ctx.registry, m[1] as string, m[2] as string)),
   ],
   [/^\/spec\/0\.2(?:\.json)?$/, (ctx) => sendJson(ctx.req, ctx.res, specSummary(), "short")],
   [/^\/spec\/toolsets\/(.+)\.json$/, (ctx, m) => toolset(ctx, m[1] as string)],
