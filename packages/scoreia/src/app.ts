@@ -14,6 +14,7 @@ import { CURRENT_TOOLSET } from "./contract/index.ts";
 import { CardRegistry } from "./evidence/registry.ts";
 import { LocalKeyring, type Signer } from "./evidence/signer.ts";
 import { publicRoutes } from "./http/index.ts";
+import { SuiteSecrets } from "./suites/secrets.ts";
 import { callContext, chamberRegistry } from "./tools/index.ts";
 
 export const SERVER_NAME = "scoreia-open-chamber";
@@ -29,6 +30,8 @@ export interface ChamberOptions {
   signer?: Signer;
   config?: Partial<ChamberConfig>;
   controlled?: boolean;
+  /** Room secrets per suite generation (default: random, in memory; `serve` keeps them in the data dir). */
+  secrets?: SuiteSecrets;
   /** Origin shown in the public pages' connection snippets (default: the request's Host). */
   publicOrigin?: string;
 }
@@ -55,7 +58,8 @@ export async function openChamber(opts: ChamberOptions): Promise<Chamber> {
 export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptions, "db">): Chamber {
   const clock = opts.clock ?? systemClock;
   const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
-  const service = new ChamberService(database, clock, opts.signer ?? LocalKeyring.ephemeral(clock), config);
+  const signer = opts.signer ?? LocalKeyring.ephemeral(clock);
+  const service = new ChamberService(database, clock, signer, config, opts.secrets ?? SuiteSecrets.ephemeral());
   const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
   const mcp: McpServerOptions<CallContext> = {
     name: SERVER_NAME,
@@ -64,7 +68,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
   };
-  const cards = new CardRegistry(database);
+  const cards = new CardRegistry(database, signer, () => service.publishKeys());
   const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});
   return { database, service, mcp, registry: cards, routes, close: () => database.close() };
 }

@@ -11,7 +11,9 @@ import { canonicalJson } from "./evidence/jcs.ts";
 import type { CardRegistry } from "./evidence/registry.ts";
 import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
 import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
+import { DuplicateMemberError, parseStrictJson } from "./evidence/strict-json.ts";
 import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./evidence/verify.ts";
+import type { LatestHead } from "./evidence/verify-log.ts";
 
 /** The server's log (JSON lines on stderr, kernel/src/log.ts); usage errors stay plain lines. */
 const serveLog = logger("serve");
@@ -58,6 +60,9 @@ Usage:
   scoreia import-historical FILE [--db …]
       Import historical 0.1 / oly-16 cards (a JSON array, or JSON Lines) unsigned; cards
       already present are skipped. Any invalid card refuses the whole file (nothing imported).
+  scoreia reveal SUITE GENERATION [--db …] [--data-dir DIR]
+      Retire a suite generation and publish its room secret and replay salts
+      (GET /suites/SUITE/GENERATION/reveal.json): anyone can then rebuild its rooms and re-grade.
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
   scoreia --help | --version
@@ -95,6 +100,7 @@ const ACCEPTS: Record<string, string[]> = {
   verify: ["server", "keys", "json", "db", "data-dir"],
   "import-historical": ["db", "data-dir"],
   quarantine: ["reason", "db", "data-dir", "signer"],
+  reveal: ["db", "data-dir"],
 };
 
 function dataDir(override?: string): string {
@@ -151,6 +157,8 @@ export async function main(argv: string[]): Promise<number> {
         return await verify(values, positionals.slice(1));
       case "import-historical":
         return await importHistorical(values, positionals.slice(1));
+      case "reveal":
+        return await reveal(values, positionals.slice(1));
       default:
         return await quarantine(values, positionals.slice(1));
     }
@@ -274,9 +282,12 @@ async function serve(values: Values): Promise<number> {
   if (publicOrigin !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicOrigin)) {
     throw new UsageError(`--public-origin must be an origin like https://chamber.example, got ${publicOrigin}`);
   }
+  const { SuiteSecrets } = await import("./suites/secrets.ts");
+  // Room secrets live beside the signing keys, never in the repository (docs/evidence-0.2.md §14).
+  const secrets = SuiteSecrets.open(join(ensureDataDir(values), "suite-secrets"));
   let chamber: Awaited<ReturnType<typeof openChamber>>;
   try {
-    chamber = await openChamber({ db, signer, ...(publicOrigin ? { publicOrigin } : {}) });
+    chamber = await openChamber({ db, signer, secrets, ...(publicOrigin ? { publicOrigin } : {}) });
   } catch (e) {
     // One line (e.g. a postgres:// URL without a user), not a stack.
     serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
@@ -323,6 +334,32 @@ async function serve(values: Values): Promise<number> {
   }
   await chamber.close();
   return 0;
+}
+
+/**
+ * Retires a suite generation and publishes its room secret (commit-reveal, docs/evidence-0.2.md
+ * §14.3): new attempts enter a fresh generation, and GET /suites/{suite}/{generation}/reveal.json
+ * serves the secret and every card's replay salt, so anyone can rebuild the rooms and re-grade.
+ */
+async function reveal(values: Values, args: string[]): Promise<number> {
+  const [suite, generation, ...rest] = args;
+  if (!suite || !generation || rest.length > 0)
+    throw new UsageError("needs SUITE GENERATION, e.g. chambre-chrono-v0 001.3fa2c9d1");
+  const { openChamber } = await import("./app.ts");
+  const { SuiteSecrets } = await import("./suites/secrets.ts");
+  const secrets = SuiteSecrets.open(join(ensureDataDir(values), "suite-secrets"));
+  const chamber = await openChamber({ db: values.db ?? defaultDb(ensureDataDir(values)), secrets });
+  try {
+    const r = await chamber.service.reveal(suite, generation);
+    process.stderr.write(`scoreia reveal: ${suite} ${generation} retired at ${r.revealed_at}; its secret is public\n`);
+    process.stdout.write(`${r.secret}\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`scoreia reveal: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await chamber.close();
+  }
 }
 
 async function quarantine(values: Values, args: string[]): Promise<number> {
@@ -513,7 +550,7 @@ function knownToolsets(): Record<string, string> {
 }
 
 /** Verifies a parsed document: a proof bundle, or a historical card (bare or wrapped as {card}). */
-function verifyDocument(doc: unknown, trusted: Trusted, what: string): Outcome {
+function verifyDocument(doc: unknown, trusted: Trusted, what: string, latestHead?: LatestHead): Outcome {
   const obj = typeof doc === "object" && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : null;
   // A proof bundle, or something meant to be one (then verifyProof names what is wrong with it).
   const isProof =
@@ -531,7 +568,7 @@ function verifyDocument(doc: unknown, trusted: Trusted, what: string): Outcome {
       );
     }
   }
-  const result = verifyProof(doc, trusted.keys, knownToolsets());
+  const result = verifyProof(doc, trusted.keys, knownToolsets(), latestHead ? { latestHead } : {});
   const signature = isProof ? (obj?.signature as { key_id: string; signed_at: string } | undefined) : undefined;
   return { result, trusted, ...(signature ? { signature } : {}) };
 }
@@ -550,8 +587,9 @@ function verifyFile(file: string, trusted: Trusted): Outcome {
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseStrictJson(text);
   } catch (e) {
+    if (e instanceof DuplicateMemberError) return { result: invalidInput("duplicate_member", `${file}: ${e.message}`) };
     return { result: invalidInput("not_json", `${file} is not JSON (${(e as Error).message})`) };
   }
   return verifyDocument(doc, trusted, file);
@@ -574,7 +612,15 @@ async function verifyLocal(cardId: string, values: Values, pinned: Trusted | nul
     const proof = (await registry.proof(cardId)) as ProofBundle;
     const published = await registry.keys();
     const trusted = pinned ?? { keys: published, source: `${published.length} published in ${database.location}` };
-    return verifyDocument(proof, trusted, cardId);
+    const head = await registry.log.head();
+    const latestHead =
+      head && proof.log
+        ? {
+            tree_head: head,
+            consistency: await registry.log.consistency(proof.log.tree_head.tree_size, head.tree_size),
+          }
+        : undefined;
+    return verifyDocument(proof, trusted, cardId, latestHead);
   } finally {
     await database.close();
   }
@@ -604,7 +650,7 @@ async function openExisting(values: Values): Promise<Database<ChamberDB>> {
 
 const FETCH_TIMEOUT_MS = 15_000;
 
-async function fetchJson(url: string): Promise<{ status: number; body: unknown }> {
+async function fetchJson(url: string): Promise<{ status: number; body: unknown; duplicate: string | null }> {
   process.stderr.write(`scoreia verify: GET ${url}\n`);
   let res: Response;
   try {
@@ -624,12 +670,33 @@ async function fetchJson(url: string): Promise<{ status: number; body: unknown }
     throw new IoError(`GET ${url}: ${(e as Error).message}`);
   }
   let body: unknown = null;
+  let duplicate: string | null = null;
   try {
-    body = JSON.parse(text);
-  } catch {
-    if (res.ok) throw new IoError(`GET ${url}: HTTP ${res.status} but the body is not JSON`);
+    body = parseStrictJson(text);
+  } catch (e) {
+    if (e instanceof DuplicateMemberError) duplicate = e.message;
+    else if (res.ok) throw new IoError(`GET ${url}: HTTP ${res.status} but the body is not JSON`);
   }
-  return { status: res.status, body };
+  return { status: res.status, body, duplicate };
+}
+
+/**
+ * The server's current tree head and the consistency proof from the bundle's head to it, so that
+ * the bundle's log is checked to be a prefix of the live log (§15.5). Undefined when the bundle
+ * has no usable head (the log step then reports it).
+ */
+async function remoteLatestHead(root: string, bundle: unknown): Promise<LatestHead | undefined> {
+  const size = (bundle as { log?: { tree_head?: { tree_size?: unknown } } }).log?.tree_head?.tree_size;
+  if (!Number.isSafeInteger(size) || (size as number) < 1) return undefined;
+  const head = await fetchJson(`${root}/log/tree-head.json`);
+  if (head.status !== 200 || head.duplicate) throw new IoError(`GET ${root}/log/tree-head.json: HTTP ${head.status}`);
+  const second = (head.body as { tree_size?: unknown }).tree_size;
+  if (!Number.isSafeInteger(second)) throw new IoError(`GET ${root}/log/tree-head.json: no tree_size`);
+  const url = `${root}/log/consistency.json?first=${size}&second=${second}`;
+  const proof =
+    (second as number) < (size as number) ? { status: 200, body: { consistency: [] } } : await fetchJson(url);
+  if (proof.status !== 200) throw new IoError(`GET ${url}: HTTP ${proof.status}`);
+  return { tree_head: head.body, consistency: (proof.body as { consistency?: unknown }).consistency };
 }
 
 async function verifyRemote(cardId: string, server: string, pinned: Trusted | null): Promise<Outcome> {
@@ -643,6 +710,7 @@ async function verifyRemote(cardId: string, server: string, pinned: Trusted | nu
   const root = base.href.replace(/\/+$/, "");
   const id = encodeURIComponent(cardId);
   const proof = await fetchJson(`${root}/proofs/${id}.json`);
+  if (proof.duplicate) return { result: invalidInput("duplicate_member", `the proof: ${proof.duplicate}`) };
   const isBundle = typeof proof.body === "object" && proof.body !== null && "proof_version" in proof.body;
   if (proof.status === 200 && isBundle) {
     let trusted = pinned;
@@ -653,7 +721,8 @@ async function verifyRemote(cardId: string, server: string, pinned: Trusted | nu
       if (!keys) throw new IoError(`GET ${url}: HTTP ${doc.status}, no key document`);
       trusted = { keys, source: `${keys.length} from ${url}` };
     }
-    const out = verifyDocument(proof.body, trusted, `${root}/proofs/${id}.json`);
+    const latestHead = await remoteLatestHead(root, proof.body);
+    const out = verifyDocument(proof.body, trusted, `${root}/proofs/${id}.json`, latestHead);
     if (out.result.verdict !== "invalid" && out.result.card_id !== cardId) {
       // A perfectly valid proof of some other card proves nothing about this one.
       return {

@@ -51,6 +51,7 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
       "replay",
       "manifest",
       "policy",
+      "log",
     ]);
     expect((await reg.verify(id))?.verdict).toBe("valid");
   });
@@ -259,7 +260,7 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     await ch.service.publishKeys();
     const keys = await reg.keys();
     expect(keys.find((k) => k.key_id === early.key.key_id)?.not_after).not.toBeNull();
-    expect(verifyProof(early, keys, known).verdict).toBe("valid");
+    expect(verifyProof(early, keys, known).message).toMatch(/^valid/);
     const forged = { ...early, key: { ...early.key, not_after: "2099-01-01T00:00:00.000Z" } };
     expect(verifyProof(forged, keys, known).code).toBe("key_mismatch");
     await c.close();

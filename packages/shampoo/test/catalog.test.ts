@@ -38,7 +38,6 @@ const ADDITIONS: Record<string, string[]> = {
   session_save: ["handoff_to"],
 };
 
-
 describe("the tools against the SHAMPOO catalog", () => {
   it("every registered tool is in the catalog; the ones not built yet are listed", () => {
     const unknown = TOOLS.map((t) => t.name).filter((n) => !byName.has(n) && !(n in NAMED_WITHOUT_SECTION));

@@ -144,7 +144,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
     );
     const ok = results.filter((r) => !r.isError);
     expect(ok).toHaveLength(1);
-    const winner = (ok[0]?.structuredContent as { target_fact_id: string }).target_fact_id;
+    const winner = (ok[0]!.structuredContent as { target_fact_id: string }).target_fact_id;
     expect(await factRow(h, root)).toMatchObject({ status: "superseded", superseded_by: winner });
     for (const r of results.filter((x) => x.isError))
       expect((r.structuredContent as { error_type: string }).error_type).toMatch(/invalid_state|conflict/);

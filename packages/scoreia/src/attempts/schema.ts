@@ -1,4 +1,6 @@
 import { type DialectName, type Kysely, sql } from "kernel";
+import { sha256Tagged } from "../evidence/jcs.ts";
+import { appendLeaf, LEAF_TYPE } from "../evidence/log.ts";
 
 /** Row types of the Chamber's tables. JSON columns hold RFC 8259 text on both dialects. */
 export interface AttemptRow {
@@ -42,6 +44,8 @@ export interface AttemptRow {
    * returns it as a string (bigint): read it through `attemptNo()`.
    */
   attempt_no: number;
+  /** 1 when a card of the same suite generation and seed existed at entry (migration 005), else 0. */
+  seed_sealed_before: number | null;
 }
 
 /** Events of one attempt occupy ids attempt_no × EVENT_KEY_SPAN + seq (seq < EVENT_KEY_SPAN). */
@@ -84,6 +88,8 @@ export interface HelpRow {
   seed: string;
   suite_id: string;
   created_at: string;
+  /** When the ally seed was first entered (migration 005); null while unused. */
+  entered_at: string | null;
 }
 
 export interface KeyRow {
@@ -94,7 +100,50 @@ export interface KeyRow {
   not_after: string | null;
 }
 
+/** The card transparency log (evidence/log.ts, docs/evidence-0.2.md §15). */
+export interface LogLeafRow {
+  idx: number;
+  card_id: string;
+  /** JCS of the leaf object; its RFC 6962 leaf hash is chamber_log_nodes (0, idx). */
+  leaf_json: string;
+  logged_at: string;
+}
+
+export interface LogNodeRow {
+  /** Hash of the complete subtree of 2^level leaves starting at leaf idx × 2^level (hex). */
+  level: number;
+  idx: number;
+  hash: string;
+}
+
+export interface LogHeadRow {
+  tree_size: number;
+  head_json: string;
+}
+
+export interface LogStateRow {
+  id: number;
+  size: number;
+}
+
+/** Suite generations with a room secret (suites/secrets.ts): public manifest; secret once revealed. */
+export interface GenerationRow {
+  suite_id: string;
+  generation: string;
+  manifest_json: string;
+  manifest_hash: string;
+  created_at: string;
+  /** Null while the generation is current; its secret (hex) once revealed. */
+  revealed_at: string | null;
+  secret: string | null;
+}
+
 export interface ChamberDB {
+  chamber_generations: GenerationRow;
+  chamber_log_leaves: LogLeafRow;
+  chamber_log_nodes: LogNodeRow;
+  chamber_log_heads: LogHeadRow;
+  chamber_log_state: LogStateRow;
   chamber_keys: KeyRow;
   chamber_attempts: AttemptRow;
   chamber_events: EventRow;
@@ -226,5 +275,72 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       from chamber_events e join chamber_attempts a on a.handle = e.handle`.execute(db);
     await db.schema.dropTable("chamber_events").execute();
     await db.schema.alterTable("chamber_events_keyed").renameTo("chamber_events").execute();
+  },
+  /**
+   * The card transparency log. Cards signed before it existed are appended first, in the order
+   * they were signed, with logged_at = signed_at (so a verifier's time check holds for them;
+   * docs/evidence-0.2.md §15.2): every signed card is in the log, so a card that is not is forged.
+   */
+  async "004_card_log"(db, dialect) {
+    await db.schema
+      .createTable("chamber_log_leaves")
+      .addColumn("idx", "bigint", (c) => c.primaryKey())
+      .addColumn("card_id", "text", (c) => c.notNull().unique())
+      .addColumn("leaf_json", "text", (c) => c.notNull())
+      .addColumn("logged_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("chamber_log_nodes")
+      .addColumn("level", "integer", (c) => c.notNull())
+      .addColumn("idx", "bigint", (c) => c.notNull())
+      .addColumn("hash", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("chamber_log_nodes_pk", ["level", "idx"])
+      .execute();
+    await db.schema
+      .createTable("chamber_log_heads")
+      .addColumn("tree_size", "bigint", (c) => c.primaryKey())
+      .addColumn("head_json", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("chamber_log_state")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .addColumn("size", "bigint", (c) => c.notNull())
+      .execute();
+    const cdb = db as unknown as Kysely<ChamberDB>;
+    await cdb.insertInto("chamber_log_state").values({ id: 1, size: 0 }).execute();
+    const signed = await cdb
+      .selectFrom("chamber_cards")
+      .select(["card_id", "body_json", "signed_at"])
+      .where("evidence_status", "=", "signed")
+      .orderBy("signed_at")
+      .orderBy("card_id")
+      .execute();
+    for (const c of signed) {
+      const at = c.signed_at as string;
+      await appendLeaf(cdb, dialect, {
+        type: LEAF_TYPE,
+        card_id: c.card_id,
+        card_hash: sha256Tagged(c.body_json),
+        signed_at: at,
+        logged_at: at,
+      });
+    }
+  },
+  /** Room secrets per suite generation (issue 16 §1), and whether a seed was sealed before an entry. */
+  async "005_suite_generations"(db) {
+    await db.schema
+      .createTable("chamber_generations")
+      .addColumn("suite_id", "text", (c) => c.notNull())
+      .addColumn("generation", "text", (c) => c.notNull())
+      .addColumn("manifest_json", "text", (c) => c.notNull())
+      .addColumn("manifest_hash", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("revealed_at", "text")
+      .addColumn("secret", "text")
+      .addPrimaryKeyConstraint("chamber_generations_pk", ["suite_id", "generation"])
+      .execute();
+    await db.schema.alterTable("chamber_attempts").addColumn("seed_sealed_before", "integer").execute();
+    await db.schema.alterTable("chamber_help").addColumn("entered_at", "text").execute();
+    await db.schema.createIndex("chamber_attempts_seed").on("chamber_attempts").columns(["suite_id", "seed"]).execute();
   },
 };

@@ -2,10 +2,12 @@ import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Kysely, logger } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
+import { appendLeaf, CardLog, LEAF_TYPE } from "../evidence/log.ts";
 import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
 import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
-import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
+import { SUITES, type Suite } from "../suites/index.ts";
+import { legacyGeneration, type SuiteGeneration, SuiteSecrets, secretGeneration } from "../suites/secrets.ts";
 import type { RoomAction } from "../suites/types.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
 import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
@@ -67,14 +69,20 @@ type Trx = Kysely<ChamberDB>;
 export class ChamberService {
   readonly toolsetHash: string;
   private readonly knownKeys = new Set<string>();
+  private publishedPrint = "";
+  /** The card transparency log; a tree head is signed after each card joins it. */
+  readonly log: CardLog;
 
   constructor(
     private readonly database: Database<ChamberDB>,
     private readonly clock: Clock,
     private readonly signer: Signer,
     readonly config: ChamberConfig,
+    /** Room secrets per suite generation (suites/secrets.ts); random ones in memory by default. */
+    readonly secrets: SuiteSecrets = SuiteSecrets.ephemeral(),
   ) {
     this.toolsetHash = toolsetHash(config.toolset);
+    this.log = new CardLog(database, signer);
   }
 
   // ---------------------------------------------------------------- enter
@@ -90,12 +98,15 @@ export class ChamberService {
     }
     const identity = declaredIdentity(args);
     const suiteId = (args.suite as string | undefined) ?? this.defaultSuite().id;
-    const suite = SUITES[suiteId];
-    if (!suite)
+    const base = SUITES[suiteId];
+    if (!base)
       throw new DomainError("suite_unknown", `suite ${suiteId} is unknown; known: ${Object.keys(SUITES).join(", ")}`);
-    const seedGiven = typeof args.seed === "string" && args.seed.length > 0;
-    const seed = seedGiven ? (args.seed as string) : `s-${randomBytes(8).toString("hex")}`;
     const now = this.clock.now();
+    const gen = this.currentGeneration(base, now);
+    const suite = gen.bound;
+    const seedGiven = typeof args.seed === "string" && args.seed.length > 0;
+    if (seedGiven) checkSeed(args.seed as string);
+    const seed = seedGiven ? (args.seed as string) : `s-${randomBytes(8).toString("hex")}`;
     const handle = `chl-${randomBytes(8).toString("hex")}`;
     const participation = ((args.participation_class as ParticipationClass | undefined) ?? "external") as string;
     const assurance =
@@ -107,10 +118,11 @@ export class ChamberService {
       handle,
       toolset_id: this.config.toolset.toolset_id,
       suite_id: suite.id,
-      suite_generation: suite.generation,
-      manifest_hash: manifestHash(suite),
+      suite_generation: gen.generation,
+      manifest_hash: gen.manifestHash,
       seed,
-      seed_source: seedGiven ? "participant" : "server",
+      seed_source: !seedGiven ? "server" : ALLY_SEED.test(seed) ? "ally" : "participant",
+      seed_sealed_before: 0, // set in the transaction below
       state: "created",
       action_index: 0,
       event_count: 1,
@@ -147,6 +159,18 @@ export class ChamberService {
       publication_notice: notice,
     };
     await this.database.transaction(async (trx) => {
+      if (row.seed_source === "ally") await this.claimAllySeed(trx, seed, suite.id, now);
+      await this.recordGeneration(trx, gen, now);
+      const sealedBefore = await trx
+        .selectFrom("chamber_attempts")
+        .select("handle")
+        .where("suite_id", "=", suite.id)
+        .where("seed", "=", seed)
+        .where("suite_generation", "=", gen.generation)
+        .where("card_id", "is not", null)
+        .limit(1)
+        .executeTakeFirst();
+      row.seed_sealed_before = sealedBefore ? 1 : 0;
       const numbered = { ...row, attempt_no: await this.nextAttemptNo(trx) };
       const event = this.eventRow(numbered, 0, "enter", null, args, out, null, now);
       await store.insertAttempt.run(trx, { ...numbered, chain_head: event.hash });
@@ -276,8 +300,10 @@ export class ChamberService {
       if (state === "expired") throw this.expiredError(row, now);
       const suite = this.suite(row);
       // The ally gets a fresh seed of its own and a separate future attempt: it never joins this room.
-      let allySeed = `s-${randomBytes(8).toString("hex")}`;
-      while (allySeed === row.seed) allySeed = `s-${randomBytes(8).toString("hex")}`;
+      // An ally seed (a- + 16 hex) is a capability: the caller alone learns it (the public replay
+      // commits it) and only call_for_help issues one, so nobody enters it before the ally.
+      let allySeed = `a-${randomBytes(8).toString("hex")}`;
+      while (allySeed === row.seed) allySeed = `a-${randomBytes(8).toString("hex")}`;
       const help = {
         id: `help-${randomBytes(8).toString("hex")}`,
         from_handle: row.handle,
@@ -437,11 +463,22 @@ export class ChamberService {
       });
       if (Number(res.numAffectedRows) === 1) {
         await store.markSealed.run(trx, { handle: card.handle as string, updated_at: iso(now) });
+        // Into the transparency log with the signature, in one transaction: a signed card is a logged card.
+        await appendLeaf(trx, this.database.dialect, {
+          type: LEAF_TYPE,
+          card_id: card.card_id,
+          card_hash: sha256Tagged(card.body_json),
+          signed_at: signature.signed_at,
+          logged_at: iso(now),
+        });
         return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
       // A concurrent seal signed it first: its signature is the one stored.
       return store.selectCard.first(trx, { card_id: card.card_id });
     });
+    // A signed head covering the new leaf, so its proof can be served at once (best effort: an
+    // unreachable signer leaves it to the next head; CardLog.head never throws for that).
+    await this.log.head();
     return stored ?? null;
   }
 
@@ -452,6 +489,9 @@ export class ChamberService {
   async publishKeys(ensureKeyId?: string): Promise<void> {
     if (ensureKeyId && this.knownKeys.has(ensureKeyId)) return;
     const records = await this.signer.publicKeys();
+    // Unchanged since the last copy (the keys document asks on every request): nothing to write.
+    const print = JSON.stringify(records);
+    if (print === this.publishedPrint) return;
     await this.database.transaction(async (trx) => {
       for (const r of records) {
         // Upsert: concurrent seals may publish the same key at once. A window only ever closes.
@@ -463,12 +503,14 @@ export class ChamberService {
         this.knownKeys.add(r.key_id);
       }
     });
+    this.publishedPrint = print;
   }
 
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
   private async rebuiltChain(trx: Trx, row: AttemptRow, cardId: string): Promise<{ head: string; events: number }> {
     const events = (await store.selectEvents.rows(trx, store.eventRange(row))).map(storedEvent);
-    const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), events);
+    const commits = this.generation(row.suite_id, row.suite_generation).commits;
+    const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), events, commits);
     return { head: replay.head, events: replay.events.length };
   }
 
@@ -514,14 +556,94 @@ export class ChamberService {
     return suite;
   }
 
-  private suite(row: AttemptRow): Suite {
-    const suite = SUITES[row.suite_id];
-    if (!suite || suite.generation !== row.suite_generation) {
-      throw new Error(
-        `attempt ${row.handle} binds ${row.suite_id}/${row.suite_generation}, which this build does not serve`,
+  private readonly generations = new Map<string, SuiteGeneration>();
+  private readonly recorded = new Set<string>();
+
+  /** The generation an attempt binds, bound to its room secret. */
+  private generation(suiteId: string, generation: string): SuiteGeneration {
+    const k = `${suiteId}/${generation}`;
+    let gen = this.generations.get(k);
+    if (!gen) {
+      const suite = SUITES[suiteId];
+      const rec = suite && generation !== suite.generation ? this.secrets.find(suiteId, generation) : null;
+      if (suite && generation === suite.generation) gen = legacyGeneration(suite);
+      else if (suite && rec) gen = secretGeneration(suite, rec);
+      else throw new Error(`${k} is not served here (no such suite or no secret for the generation)`);
+      this.generations.set(k, gen);
+    }
+    return gen;
+  }
+
+  /** The generation new attempts of `suite` enter (the newest not revealed). */
+  private currentGeneration(suite: Suite, now: number): SuiteGeneration {
+    return this.generation(suite.id, this.secrets.current(suite, iso(now)).generation);
+  }
+
+  /** Publishes a generation's manifest (never its secret) for the read side, once per process. */
+  private async recordGeneration(trx: Trx, gen: SuiteGeneration, now: number): Promise<void> {
+    const k = `${gen.suite.id}/${gen.generation}`;
+    if (!gen.commits || this.recorded.has(k)) return;
+    await trx
+      .insertInto("chamber_generations")
+      .values({
+        suite_id: gen.suite.id,
+        generation: gen.generation,
+        manifest_json: canonicalJson(gen.manifest),
+        manifest_hash: gen.manifestHash,
+        created_at: iso(now),
+        revealed_at: null,
+        secret: null,
+      })
+      .onConflict((oc) => oc.columns(["suite_id", "generation"]).doNothing())
+      .execute();
+    this.recorded.add(k);
+  }
+
+  /** The first entry with an ally seed uses it up; a seed call_for_help never issued is refused. */
+  private async claimAllySeed(trx: Trx, seed: string, suiteId: string, now: number): Promise<void> {
+    const help = await trx
+      .selectFrom("chamber_help")
+      .select(["id", "suite_id"])
+      .where("seed", "=", seed)
+      .executeTakeFirst();
+    if (!help || help.suite_id !== suiteId) {
+      throw new DomainError(
+        "value_format_invalid",
+        "seeds a-… are issued by call_for_help for one ally and suite; choose another seed, or omit it",
       );
     }
-    return suite;
+    await trx
+      .updateTable("chamber_help")
+      .set({ entered_at: iso(now) })
+      .where("id", "=", help.id)
+      .where("entered_at", "is", null)
+      .execute();
+  }
+
+  /**
+   * Retires a generation and publishes its secret (commit-reveal, docs/evidence-0.2.md §14.3):
+   * from now on new attempts enter the next generation, and anyone can rebuild this one's rooms.
+   */
+  async reveal(suiteId: string, generation: string): Promise<{ secret: string; revealed_at: string }> {
+    const now = iso(this.clock.now());
+    const rec = this.secrets.reveal(suiteId, generation, now);
+    if (!rec)
+      throw new DomainError("generation_unknown", `no generation ${suiteId}/${generation} with a room secret here`);
+    const gen = this.generation(suiteId, generation);
+    await this.database.transaction(async (trx) => {
+      await this.recordGeneration(trx, gen, this.clock.now());
+      await trx
+        .updateTable("chamber_generations")
+        .set({ revealed_at: rec.revealed_at, secret: rec.secret })
+        .where("suite_id", "=", suiteId)
+        .where("generation", "=", generation)
+        .execute();
+    });
+    return { secret: rec.secret, revealed_at: rec.revealed_at as string };
+  }
+
+  private suite(row: AttemptRow): Suite {
+    return this.generation(row.suite_id, row.suite_generation).bound;
   }
 
   private async load(db: Trx | Database<ChamberDB>["db"], handle: string, lock: boolean): Promise<AttemptRow> {
@@ -638,6 +760,7 @@ export class ChamberService {
       suite: { id: suite.id, generation: suite.generation, engine: suite.engine, manifest_hash: row.manifest_hash },
       seed: row.seed,
       seed_source: row.seed_source,
+      seed_sealed_before: row.seed_sealed_before === 1,
       toolset: { id: row.toolset_id, hash: this.toolsetHashFor(row.toolset_id) },
       verdict,
       attempt: {
@@ -723,6 +846,7 @@ export class ChamberService {
     // An attempt entered before the chain was kept on write has no head: its seal rebuilds the chain.
     if (prev === null) return stored;
     const salt = Buffer.from(row.replay_salt, "hex");
+    const commits = this.generation(row.suite_id, row.suite_generation).commits;
     const values: StoredEvent = {
       seq,
       kind,
@@ -733,12 +857,32 @@ export class ChamberService {
       private: priv,
     };
     try {
-      stored.hash = chainedHash(salt, values, prev);
+      stored.hash = chainedHash(salt, values, prev, commits);
     } catch (e) {
       if (!(e instanceof CanonicalizationError)) throw e;
-      stored.hash = chainedHash(salt, storedEvent(stored), prev);
+      stored.hash = chainedHash(salt, storedEvent(stored), prev, commits);
     }
     return stored;
+  }
+}
+
+const ALLY_SEED = /^a-[0-9a-f]{16}$/;
+
+/**
+ * A participant's seed is printed on a public card: checked like the identity claims (no e-mail,
+ * URL, token, control character), and it may not pose as a server seed (s-…); a- seeds are ally
+ * seeds, claimed in the entry's transaction.
+ */
+function checkSeed(seed: string): void {
+  checkPublicText("seed", seed);
+  if (/^s-/.test(seed)) {
+    throw new DomainError(
+      "value_format_invalid",
+      "seeds s-… are drawn by the server; omit seed to get one, or choose another",
+    );
+  }
+  if (/^a-/.test(seed) && !ALLY_SEED.test(seed)) {
+    throw new DomainError("value_format_invalid", "seeds a-… are issued by call_for_help; choose another seed");
   }
 }
 

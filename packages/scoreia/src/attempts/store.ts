@@ -47,6 +47,7 @@ const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
   card_id: true,
   chain_head: true,
   attempt_no: true,
+  seed_sealed_before: true,
 });
 const EVENT_COLUMNS = columnsOf<EventRow>({
   id: true,

@@ -4,8 +4,9 @@ import { eventRange, selectEvents } from "../attempts/store.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import { CardLog } from "./log.ts";
 import { buildReplay, type PublicReplay, storedEvent } from "./replay.ts";
-import type { CardSignature, PublicKeyRecord } from "./signer.ts";
+import type { CardSignature, PublicKeyRecord, Signer } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
 /**
@@ -110,7 +111,17 @@ function keyOf(l: ComparisonKey): ComparisonKey {
 }
 
 export class CardRegistry {
-  constructor(private readonly database: Database<ChamberDB>) {}
+  /** The card transparency log (§15); signs new tree heads through `signer` when one is given. */
+  readonly log: CardLog;
+
+  constructor(
+    private readonly database: Database<ChamberDB>,
+    signer: Signer | null = null,
+    /** Copies the signer's key records in first, so the keys document lists a new key at once. */
+    private readonly refreshKeys: (() => Promise<void>) | null = null,
+  ) {
+    this.log = new CardLog(database, signer);
+  }
 
   /** Toolset id → hash, for every contract this build knows (policy step of verification). */
   static knownToolsets(): Record<string, string> {
@@ -127,6 +138,8 @@ export class CardRegistry {
   }
 
   async keys(): Promise<PublicKeyRecord[]> {
+    // An unreachable signer leaves the records already published.
+    await this.refreshKeys?.().catch(() => undefined);
     const rows = await this.database.db.selectFrom("chamber_keys").selectAll().orderBy("not_before").execute();
     return rows.map((r) => ({
       key_id: r.key_id,
@@ -142,7 +155,13 @@ export class CardRegistry {
     const card = await this.database.db
       .selectFrom("chamber_cards")
       .innerJoin("chamber_attempts", "chamber_attempts.handle", "chamber_cards.handle")
-      .select(["chamber_attempts.attempt_no", "chamber_attempts.replay_salt", "chamber_cards.card_version"])
+      .select([
+        "chamber_attempts.attempt_no",
+        "chamber_attempts.replay_salt",
+        "chamber_attempts.suite_id",
+        "chamber_attempts.suite_generation",
+        "chamber_cards.card_version",
+      ])
       .where("chamber_cards.card_id", "=", cardId)
       .executeTakeFirst();
     if (card?.card_version !== "0.2") return null;
@@ -150,7 +169,9 @@ export class CardRegistry {
     // Only events up to and including the seal belong to the card's chain.
     const sealAt = events.findIndex((e) => e.kind === "seal");
     const chained = sealAt >= 0 ? events.slice(0, sealAt + 1) : events;
-    return buildReplay(cardId, Buffer.from(card.replay_salt, "hex"), chained.map(storedEvent));
+    // Generations with a room secret commit values and observations (§14.2); legacy ones do not.
+    const commits = SUITES[card.suite_id]?.generation !== card.suite_generation;
+    return buildReplay(cardId, Buffer.from(card.replay_salt, "hex"), chained.map(storedEvent), commits);
   }
 
   /** The native proof bundle: card, its signature and key, the suite manifest, the replay. */
@@ -159,19 +180,64 @@ export class CardRegistry {
     if (stored?.card_version !== "0.2" || !stored.signature) return null;
     const key = (await this.keys()).find((k) => k.key_id === stored.signature?.key_id);
     const suiteRef = stored.card.suite as { id: string; generation: string };
-    const suite = SUITES[suiteRef.id];
+    const manifest = await this.manifest(suiteRef.id, suiteRef.generation);
     const replay = await this.replay(cardId);
-    if (!key || !suite || suite.generation !== suiteRef.generation || !replay) {
+    if (!key || !manifest || !replay) {
       throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
     }
+    const log = await this.log.inclusion(cardId);
     return {
       proof_version: PROOF_VERSION,
       card: stored.card,
       card_hash: sha256Tagged(canonicalJson(stored.card)),
       signature: stored.signature,
       key,
-      manifest: suite.manifest as unknown as Record<string, unknown>,
+      manifest,
       replay,
+      ...(log ? { log } : {}),
+    };
+  }
+
+  /** A suite generation's public manifest: the shipped one, or one with a room secret (§14.1). */
+  async manifest(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
+    const suite = SUITES[suiteId];
+    if (suite && suite.generation === generation) return suite.manifest as unknown as Record<string, unknown>;
+    const row = await this.generationRow(suiteId, generation);
+    return row ? (JSON.parse(row.manifest_json) as Record<string, unknown>) : null;
+  }
+
+  private generationRow(suiteId: string, generation: string) {
+    return this.database.db
+      .selectFrom("chamber_generations")
+      .selectAll()
+      .where("suite_id", "=", suiteId)
+      .where("generation", "=", generation)
+      .executeTakeFirst();
+  }
+
+  /**
+   * What a retired generation publishes (§14.3): its secret and, for each of its sealed cards, the
+   * attempt's replay salt, which opens every commitment of that card's replay. Null until revealed.
+   */
+  async revealed(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
+    const row = await this.generationRow(suiteId, generation);
+    if (!row?.secret) return null;
+    const salts = await this.database.db
+      .selectFrom("chamber_attempts")
+      .innerJoin("chamber_cards", "chamber_cards.handle", "chamber_attempts.handle")
+      .select(["chamber_cards.card_id", "chamber_attempts.replay_salt"])
+      .where("chamber_attempts.suite_id", "=", suiteId)
+      .where("chamber_attempts.suite_generation", "=", generation)
+      .orderBy("chamber_cards.card_id")
+      .execute();
+    return {
+      reveal_version: "scoreia-reveal/0.2",
+      suite_id: suiteId,
+      generation,
+      manifest_hash: row.manifest_hash,
+      secret: row.secret,
+      revealed_at: row.revealed_at,
+      replay_salts: Object.fromEntries(salts.map((r) => [r.card_id, r.replay_salt])),
     };
   }
 

@@ -12,6 +12,9 @@ import {
   type Signer,
   SignerUnavailableError,
   statementBytes,
+  TREE_HEAD_TYPE,
+  type TreeHead,
+  treeHeadBytes,
 } from "./signer.ts";
 import { strictBase64url } from "./verify.ts";
 
@@ -21,6 +24,7 @@ import { strictBase64url } from "./verify.ts";
  *
  *   → {"id":1,"op":"sign","card_hash":"sha256:<64 hex>"}   ← {"id":1,"ok":true,"signature":{…}}
  *   → {"id":2,"op":"keys"}                                 ← {"id":2,"ok":true,"keys":[…]}
+ *   → {"id":3,"op":"sign_tree_head","tree_size":n,"root_hash":"sha256:…"} ← {"id":3,"ok":true,"tree_head":{…}}
  *   → anything else                                        ← {"id":…,"ok":false,"code":"…","error":"…"}
  *
  * It signs card statements only: the one input is a strictly formed card hash, and the bytes
@@ -130,10 +134,19 @@ export class KeyringDir implements Signer {
   }
 
   async signCard(cardHash: string): Promise<CardSignature> {
+    return this.steady(() => this.keyring.signCard(cardHash));
+  }
+
+  async signTreeHead(treeSize: number, rootHash: string): Promise<TreeHead> {
+    return this.steady(() => this.keyring.signTreeHead(treeSize, rootHash));
+  }
+
+  /** A signature is kept only if no rotation started or finished while it was made. */
+  private async steady<T>(make: () => Promise<T>): Promise<T> {
     for (let attempt = 0; attempt < 5; attempt++) {
       await this.unlocked();
       this.refresh();
-      const signature = await this.keyring.signCard(cardHash);
+      const signature = await make();
       if (this.lockHolder() === null && this.currentStamp() === this.stamp) return signature;
     }
     throw new SignerUnavailableError("the keyring kept changing while signing; try again");
@@ -229,14 +242,33 @@ export async function answer(signer: Signer, line: string, log?: (l: string) => 
   const r = req as Record<string, unknown>;
   id = typeof r.id === "number" && Number.isSafeInteger(r.id) ? r.id : null;
   if (r.id !== undefined && id === null) return refuse("bad_request", "id must be an integer");
-  const fields = r.op === "sign" ? ["id", "op", "card_hash"] : ["id", "op"];
+  const fields =
+    r.op === "sign"
+      ? ["id", "op", "card_hash"]
+      : r.op === "sign_tree_head"
+        ? ["id", "op", "tree_size", "root_hash"]
+        : ["id", "op"];
   const extra = Object.keys(r).filter((k) => !fields.includes(k));
-  if (r.op !== "sign" && r.op !== "keys") {
-    return refuse("unknown_op", `op must be "sign" or "keys"; got ${JSON.stringify(r.op ?? null).slice(0, 40)}`);
+  if (r.op !== "sign" && r.op !== "keys" && r.op !== "sign_tree_head") {
+    return refuse(
+      "unknown_op",
+      `op must be "sign", "sign_tree_head" or "keys"; got ${JSON.stringify(r.op ?? null).slice(0, 40)}`,
+    );
   }
   if (extra.length > 0) return refuse("bad_request", `unexpected field ${JSON.stringify(extra[0]).slice(0, 40)}`);
   try {
     if (r.op === "keys") return { id, ok: true, keys: await signer.publicKeys() };
+    if (r.op === "sign_tree_head") {
+      if (!Number.isSafeInteger(r.tree_size) || (r.tree_size as number) < 1) {
+        return refuse("bad_tree_head", "tree_size must be a positive integer");
+      }
+      if (typeof r.root_hash !== "string" || !CARD_HASH.test(r.root_hash)) {
+        return refuse("bad_tree_head", "root_hash must be sha256: followed by 64 lowercase hex digits");
+      }
+      const head = await signer.signTreeHead(r.tree_size as number, r.root_hash);
+      log?.(`signed tree head ${head.tree_size} ${head.root_hash} with ${head.key_id}`);
+      return { id, ok: true, tree_head: head };
+    }
     if (typeof r.card_hash !== "string" || !CARD_HASH.test(r.card_hash)) {
       return refuse("bad_card_hash", "card_hash must be sha256: followed by 64 lowercase hex digits");
     }
@@ -385,6 +417,30 @@ export class RemoteSigner implements Signer {
       throw new SignerUnavailableError(`signer at ${this.socketPath} sent a signature that does not verify`);
     }
     return signature;
+  }
+
+  async signTreeHead(treeSize: number, rootHash: string): Promise<TreeHead> {
+    const reply = await this.request({ op: "sign_tree_head", tree_size: treeSize, root_hash: rootHash });
+    const head = reply.tree_head as TreeHead;
+    const ok =
+      typeof head === "object" &&
+      head !== null &&
+      head.type === TREE_HEAD_TYPE &&
+      head.tree_size === treeSize &&
+      head.root_hash === rootHash &&
+      typeof head.timestamp === "string" &&
+      typeof head.key_id === "string";
+    let key = ok ? this.keyCache.get(head.key_id) : undefined;
+    if (ok && (!key || key.not_after !== null)) {
+      await this.publicKeys();
+      key = this.keyCache.get(head.key_id);
+    }
+    const publicKey = key ? strictBase64url(key.public_key, 32) : null;
+    const sig = ok ? strictBase64url(head.sig, 64) : null;
+    if (!ok || !publicKey || !sig || !verifyEd25519(publicKey, treeHeadBytes(head), sig)) {
+      throw new SignerUnavailableError(`signer at ${this.socketPath} sent a tree head that does not verify`);
+    }
+    return head;
   }
 
   async publicKeys(): Promise<PublicKeyRecord[]> {

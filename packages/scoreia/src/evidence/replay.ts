@@ -90,8 +90,25 @@ function redactFields(salt: Uint8Array, seq: number, part: string, v: unknown, f
   return out;
 }
 
-/** The public form of one stored event, before chaining. */
-export function redact(salt: Uint8Array, e: StoredEvent): Omit<PublicEvent, "prev"> {
+/**
+ * Generations with a room secret also commit, instead of showing, everything that tells the room
+ * apart (docs/evidence-0.2.md §14.2): the value an action submitted, the observation every action
+ * returned (clues, hints and the feedback of a wrong answer), and the seed and instructions
+ * call_for_help gave an ally. What stays in clear is what the card's counts are checked against:
+ * op, object, result, progress, action index.
+ */
+const COMMITTED_REQUEST: Record<string, Set<string>> = {
+  action: new Set(["challenge_handle", "value"]),
+};
+const COMMITTED_RESPONSE: Record<string, Set<string>> = {
+  action: new Set(["attempt_handle", "observation"]),
+  call_for_help: new Set(["attempt_handle", "ally_seed", "ally_instructions"]),
+};
+
+/** The public form of one stored event, before chaining. `commits`: the attempt's generation has a room secret. */
+export function redact(salt: Uint8Array, e: StoredEvent, commits = false): Omit<PublicEvent, "prev"> {
+  const req = (commits && COMMITTED_REQUEST[e.kind]) || PRIVATE_REQUEST_FIELDS;
+  const res = (commits && COMMITTED_RESPONSE[e.kind]) || PRIVATE_RESPONSE_FIELDS;
   return {
     seq: e.seq,
     kind: e.kind,
@@ -99,8 +116,8 @@ export function redact(salt: Uint8Array, e: StoredEvent): Omit<PublicEvent, "pre
     at: e.at,
     request: PRIVATE_REQUEST_KINDS.has(e.kind)
       ? mark(salt, e.seq, "request", e.request)
-      : redactFields(salt, e.seq, "request", e.request, PRIVATE_REQUEST_FIELDS),
-    response: redactFields(salt, e.seq, "response", e.response, PRIVATE_RESPONSE_FIELDS),
+      : redactFields(salt, e.seq, "request", e.request, req),
+    response: redactFields(salt, e.seq, "response", e.response, res),
     private: e.private === null || e.private === undefined ? null : mark(salt, e.seq, "private", e.private),
   };
 }
@@ -115,16 +132,16 @@ export function eventHash(e: PublicEvent): string {
  * each event when it writes it, so that sealing needs only the last hash. `e` holds the values
  * as stored: they must survive a JSON round trip unchanged (canonicalJson refuses anything else).
  */
-export function chainedHash(salt: Uint8Array, e: StoredEvent, prev: string): string {
-  return eventHash({ ...redact(salt, e), prev });
+export function chainedHash(salt: Uint8Array, e: StoredEvent, prev: string, commits = false): string {
+  return eventHash({ ...redact(salt, e, commits), prev });
 }
 
 /** Builds the chained public replay. */
-export function buildReplay(cardId: string, salt: Uint8Array, events: StoredEvent[]): PublicReplay {
+export function buildReplay(cardId: string, salt: Uint8Array, events: StoredEvent[], commits = false): PublicReplay {
   let prev = GENESIS;
   const out: PublicReplay["events"] = [];
   for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
-    const pub: PublicEvent = { ...redact(salt, e), prev };
+    const pub: PublicEvent = { ...redact(salt, e, commits), prev };
     const hash = eventHash(pub);
     out.push({ ...pub, hash });
     prev = hash;

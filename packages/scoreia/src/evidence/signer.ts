@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, iso, systemClock } from "kernel/clock.ts";
 import { canonicalJson } from "./jcs.ts";
@@ -42,9 +42,40 @@ export function statementBytes(cardHash: string, keyId: string, signedAt: string
   );
 }
 
+export const TREE_HEAD_TYPE = "scoreia.log.tree_head/0.2";
+
+/** A signed tree head of the card transparency log (docs/evidence-0.2.md §15.3). */
+export interface TreeHead {
+  type: typeof TREE_HEAD_TYPE;
+  tree_size: number;
+  /** `sha256:` + hex of the RFC 6962 root of the first tree_size leaves. */
+  root_hash: string;
+  /** The signer's clock when it signed. */
+  timestamp: string;
+  key_id: string;
+  /** base64url of the Ed25519 signature over treeHeadBytes(). */
+  sig: string;
+}
+
+/** The bytes a tree head signature covers: UTF-8 of JCS of the head without `sig`. */
+export function treeHeadBytes(h: Omit<TreeHead, "sig">): Buffer {
+  return Buffer.from(
+    canonicalJson({
+      type: TREE_HEAD_TYPE,
+      tree_size: h.tree_size,
+      root_hash: h.root_hash,
+      timestamp: h.timestamp,
+      key_id: h.key_id,
+    }),
+    "utf8",
+  );
+}
+
 export interface Signer {
   /** Signs the card whose canonical hash is `cardHash`. Throws SignerUnavailableError when unreachable. */
   signCard(cardHash: string): Promise<CardSignature>;
+  /** Signs a tree head of the card log (size and root given; time and key the signer's). */
+  signTreeHead(treeSize: number, rootHash: string): Promise<TreeHead>;
   /** Every public key this signer has ever used, with windows. */
   publicKeys(): Promise<PublicKeyRecord[]>;
 }
@@ -67,7 +98,8 @@ export function rawPublicKey(publicKey: KeyObject): Buffer {
 
 interface KeyEntry {
   record: PublicKeyRecord;
-  privateKey: KeyObject;
+  /** Null once the key is retired: rotation destroys the private key (issue 16 §2). */
+  privateKey: KeyObject | null;
 }
 
 /**
@@ -106,9 +138,12 @@ export class LocalKeyring implements Signer {
     const records = JSON.parse(readFileSync(index, "utf8")) as PublicKeyRecord[];
     const entries = records.map((record) => ({
       record,
-      privateKey: createPrivateKey(readFileSync(join(dir, `${record.key_id}.pem`))),
+      privateKey: record.not_after === null ? createPrivateKey(readFileSync(join(dir, `${record.key_id}.pem`))) : null,
     }));
-    return new LocalKeyring(entries, clock, dir);
+    const keyring = new LocalKeyring(entries, clock, dir);
+    // A rotation that stopped after writing keyring.json but before destroying the old key.
+    keyring.destroyRetired();
+    return keyring;
   }
 
   private add(privateKey: KeyObject, notBefore: string): PublicKeyRecord {
@@ -151,13 +186,27 @@ export class LocalKeyring implements Signer {
     current.record.not_after = now;
     const record = this.add(generateKeyPairSync("ed25519").privateKey, now);
     this.save();
+    this.destroyRetired();
     return record;
   }
 
-  private current(): KeyEntry {
+  /**
+   * A retired key signs nothing ever again, so it is destroyed: a leaked copy of the keyring
+   * after rotation holds no key that could sign a backdated card (issue 16 §2). The public record
+   * stays in keyring.json, so older cards keep verifying.
+   */
+  private destroyRetired(): void {
+    for (const e of this.entries) {
+      if (e.record.not_after === null) continue;
+      e.privateKey = null;
+      if (this.dir) rmSync(join(this.dir, `${e.record.key_id}.pem`), { force: true });
+    }
+  }
+
+  private current(): KeyEntry & { privateKey: KeyObject } {
     const e = this.entries.find((x) => x.record.not_after === null);
-    if (!e) throw new SignerUnavailableError("the keyring has no current key");
-    return e;
+    if (!e?.privateKey) throw new SignerUnavailableError("the keyring has no current key");
+    return e as KeyEntry & { privateKey: KeyObject };
   }
 
   get currentKeyId(): string {
@@ -169,6 +218,18 @@ export class LocalKeyring implements Signer {
     const signedAt = iso(this.clock.now());
     const sig = sign(null, statementBytes(cardHash, record.key_id, signedAt), privateKey).toString("base64url");
     return { type: SIGNATURE_TYPE, alg: "Ed25519", key_id: record.key_id, signed_at: signedAt, sig };
+  }
+
+  async signTreeHead(treeSize: number, rootHash: string): Promise<TreeHead> {
+    const { record, privateKey } = this.current();
+    const head = {
+      type: TREE_HEAD_TYPE,
+      tree_size: treeSize,
+      root_hash: rootHash,
+      timestamp: iso(this.clock.now()),
+      key_id: record.key_id,
+    } as const;
+    return { ...head, sig: sign(null, treeHeadBytes(head), privateKey).toString("base64url") };
   }
 
   async publicKeys(): Promise<PublicKeyRecord[]> {
@@ -183,6 +244,10 @@ export class SwitchableSigner implements Signer {
   async signCard(cardHash: string): Promise<CardSignature> {
     if (!this.available) throw new SignerUnavailableError();
     return this.inner.signCard(cardHash);
+  }
+  async signTreeHead(treeSize: number, rootHash: string): Promise<TreeHead> {
+    if (!this.available) throw new SignerUnavailableError();
+    return this.inner.signTreeHead(treeSize, rootHash);
   }
   publicKeys(): Promise<PublicKeyRecord[]> {
     return this.inner.publicKeys();

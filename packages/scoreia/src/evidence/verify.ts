@@ -1,8 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { verifyEd25519 } from "./ed25519.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import type { LogProof } from "./log.ts";
 import { isIsoMs, type PublicReplay, verifyReplay } from "./replay.ts";
 import { type CardSignature, type PublicKeyRecord, SIGNATURE_TYPE, statementBytes } from "./signer.ts";
+import { type LatestHead, verifyLog } from "./verify-log.ts";
 
 /**
  * Verification is normalize, then ordered steps, each with its own failure code
@@ -20,6 +22,13 @@ export interface ProofBundle {
   key: PublicKeyRecord;
   manifest: Record<string, unknown>;
   replay: PublicReplay;
+  /** Inclusion in the card transparency log (§15.4); bundles made before the log lack it. */
+  log?: LogProof;
+}
+
+export interface VerifyOptions {
+  /** A newer trusted tree head and the consistency proof to it (the CLI fetches the server's). */
+  latestHead?: LatestHead;
 }
 
 export type Verdict = "valid" | "unknown_key" | "invalid" | "unsigned_historical" | "pending_signature";
@@ -90,17 +99,22 @@ export function verifyProof(
   bundle: unknown,
   trustedKeys: PublicKeyRecord[],
   knownToolsets: Record<string, string> = {},
+  opts: VerifyOptions = {},
 ): VerificationResult {
   const steps: StepResult[] = [];
   let cardId: string | null = null;
   const pass = (step: string, detail?: string) => steps.push({ step, ok: true, ...(detail ? { detail } : {}) });
   try {
     // shape
-    if (!isObject(bundle) || !sameKeys(bundle, BUNDLE_KEYS) || bundle.proof_version !== PROOF_VERSION) {
+    if (
+      !isObject(bundle) ||
+      !(sameKeys(bundle, BUNDLE_KEYS) || sameKeys(bundle, [...BUNDLE_KEYS, "log"])) ||
+      bundle.proof_version !== PROOF_VERSION
+    ) {
       throw new StepFailure(
         "shape",
         "proof_malformed",
-        `a proof has exactly the fields ${BUNDLE_KEYS.join(", ")} and proof_version ${PROOF_VERSION}`,
+        `a proof has exactly the fields ${BUNDLE_KEYS.join(", ")} (and log) and proof_version ${PROOF_VERSION}`,
       );
     }
     const { card, signature, key, manifest, replay } = bundle as unknown as ProofBundle;
@@ -232,6 +246,20 @@ export function verifyProof(
     // policy
     policy(card, knownToolsets);
     pass("policy");
+
+    // transparency log
+    const logProblem = verifyLog(
+      bundle.log,
+      { card_id: card.card_id, card_hash: cardHash, signed_at: signature.signed_at },
+      trustedKeys,
+      opts.latestHead,
+    );
+    if (logProblem) throw new StepFailure("log", logProblem.code, logProblem.message);
+    const index = (bundle.log as LogProof).index;
+    pass(
+      "log",
+      `leaf ${index} of ${(bundle.log as LogProof).tree_head.tree_size}${opts.latestHead ? ", consistent with the current head" : ""}`,
+    );
     return {
       verdict: "valid",
       card_id: cardId,

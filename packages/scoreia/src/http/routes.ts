@@ -12,8 +12,10 @@ import {
   type ListQuery,
   parseListQuery,
 } from "./cards.ts";
+import * as logRoutes from "./log.ts";
 import { cardPage, codexPage, errorPage, letMyAiInPage, registryPage, verifyPage } from "./pages.ts";
 import { type CachePolicy, conditional, HTML_TYPE, send, sendError, sendJson, wantsHtml } from "./respond.ts";
+import { revealed } from "./reveal.ts";
 import { specSummary, TOOLSET_ID_PATTERN } from "./spec.ts";
 
 const routesLog = logger("public-routes");
@@ -313,6 +315,33 @@ const ROUTES: Array<[string, Handler]> = [
     "/spec/toolsets/:id{.+\\.json}",
     (ctx) => toolset(ctx, decodeURIComponent(ctx.url.pathname.slice("/spec/toolsets/".length, -".json".length))),
   ],
+  // The card transparency log (http/log.ts) and revealed generations (http/reveal.ts).
+  ["/log/tree-head.json", async (ctx) => sendLog(ctx, await logRoutes.treeHead(ctx.registry.log))],
+  [
+    "/log/inclusion/:id{[^/]*\\.json}",
+    async (ctx) =>
+      sendLog(
+        ctx,
+        await logRoutes.inclusion(ctx.registry.log, json(ctx.c, "id"), ctx.url.searchParams.get("tree_size")),
+      ),
+  ],
+  [
+    "/log/consistency.json",
+    async (ctx) =>
+      sendLog(
+        ctx,
+        await logRoutes.consistency(
+          ctx.registry.log,
+          ctx.url.searchParams.get("first"),
+          ctx.url.searchParams.get("second"),
+        ),
+      ),
+  ],
+  [
+    "/suites/:suite/:generation/reveal.json",
+    async (ctx) =>
+      sendLog(ctx, await revealed(ctx.registry, ctx.c.req.param("suite") ?? "", ctx.c.req.param("generation") ?? "")),
+  ],
   ["/codex", (ctx) => codex(ctx, false)],
   ["/codex.json", (ctx) => codex(ctx, true)],
   ["/let-my-ai-in", page((ctx) => letMyAiInPage(originOf(ctx)))],
@@ -326,6 +355,10 @@ const ROUTES: Array<[string, Handler]> = [
     },
   ],
 ];
+
+function sendLog(ctx: Ctx, r: logRoutes.LogReply): Response {
+  return sendJson(ctx.c, r.body, r.cache, { status: r.status });
+}
 
 /** Maps DomainErrors raised by the registry to HTTP; anything else is a 500 without details. */
 function failure(ctx: Ctx, e: unknown): Response {

@@ -15,6 +15,7 @@ import { CardRegistry } from "../../src/evidence/registry.ts";
 import { KeyringDir } from "../../src/evidence/remote-signer.ts";
 import { LocalKeyring, SwitchableSigner } from "../../src/evidence/signer.ts";
 import type { ProofBundle } from "../../src/evidence/verify.ts";
+import * as logRoutes from "../../src/http/log.ts";
 import { tempDir } from "../e2e/support.ts";
 import { connect, IDENTITY } from "../support/chamber.ts";
 import { oneLine, run } from "./support.ts";
@@ -71,6 +72,10 @@ beforeAll(async () => {
   writeFileSync(file("hist.json"), JSON.stringify(historical(ids.sia16, true)));
   writeFileSync(file("hist-bad.json"), JSON.stringify({ ...historical(ids.sia16, true), verdict: "failed" }));
   writeFileSync(file("not-json.json"), "{ this is not json");
+  // A second "verdict" member: JSON.parse keeps the last one, another parser may keep the first.
+  const text = canonicalJson(proof);
+  writeFileSync(file("duplicate.json"), text.replace('"verdict":', '"verdict":"solved","verdict":'));
+  writeFileSync(file("second-card.json"), `{"card":{"card_id":"forged"},${text.slice(1)}`);
   writeFileSync(file("other-keys.json"), JSON.stringify({ keys: await LocalKeyring.ephemeral().publicKeys() }));
 
   // The public JSON a ScoreIA server exposes, straight from the registry. /evil/ answers every
@@ -89,6 +94,16 @@ beforeAll(async () => {
         const known = await registry.get(m[2] as string);
         if (known?.card_version === "0.2") return reply(409, { error: "pending_signature", message: "pending" });
         return reply(404, { error: known ? "unsigned_historical" : "card_not_found", message: "no native proof" });
+      }
+      // The transparency log, answered by the server's own handlers (http/log.ts).
+      if (/^(\/evil)?\/log\/tree-head\.json$/.test(path)) {
+        const r = await logRoutes.treeHead(registry.log);
+        return reply(r.status, r.body);
+      }
+      const q = new URL(path, "http://x").searchParams;
+      if (/^(\/evil)?\/log\/consistency\.json/.test(path)) {
+        const r = await logRoutes.consistency(registry.log, q.get("first"), q.get("second"));
+        return reply(r.status, r.body);
       }
       if (/^(\/evil)?\/\.well-known\/scoreia-keys\.json$/.test(path))
         return reply(200, { keys: await registry.keys() });
@@ -115,6 +130,24 @@ afterAll(async () => {
 const VALID = /^valid sia-[0-9a-f]{32} \(signed by ed25519-[0-9a-f]{16} at \d{4}-\d\d-\d\dT[\d:.]+Z\)$/;
 
 describe.concurrent("scoreia verify FILE", () => {
+  it("a proof with a duplicated member name → 1 and `invalid: … duplicate member`", async () => {
+    for (const name of ["duplicate.json", "second-card.json"]) {
+      const r = await run(["verify", file(name), "--data-dir", dataDir]);
+      expect(r.code, name).toBe(1);
+      expect(oneLine(r)).toMatch(/^invalid: .*duplicate member name "(verdict|card)"/);
+    }
+  });
+
+  it("--server checks the card's inclusion and the log's consistency with the current tree head", async () => {
+    await seal(); // the log grows after the proof's head: consistency covers a real extension
+    const r = await run(["verify", ids.valid, "--server", url, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const log = (JSON.parse(r.stdout) as { steps: Array<{ step: string; detail?: string }> }).steps.at(-1);
+    expect(log?.step).toBe("log");
+    expect(log?.detail).toMatch(/^leaf \d+ of \d+, consistent with the current head$/);
+    expect(r.stderr).toMatch(/GET .*\/log\/consistency\.json\?first=\d+&second=\d+/);
+  });
+
   it("a proof bundle with the local keyring's keys → 0 and one line `valid …`", async () => {
     const r = await run(["verify", file("proof.json"), "--data-dir", dataDir]);
     expect(r.code, r.stderr).toBe(0);

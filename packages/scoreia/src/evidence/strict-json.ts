@@ -1,0 +1,56 @@
+/**
+ * JSON.parse that refuses duplicated member names (docs/evidence-0.2.md §1.1). JSON.parse keeps
+ * the last of two `"verdict"` members while another parser may keep the first, so a proof with a
+ * duplicate could verify here and read differently elsewhere: verifiers refuse it outright.
+ * The text must first be valid JSON (JSON.parse decides); this scan then only tracks strings and
+ * nesting, so it needs no grammar of its own.
+ */
+
+export class DuplicateMemberError extends Error {
+  constructor(readonly member: string) {
+    super(`duplicate member name ${JSON.stringify(member).slice(0, 80)}: a document with one is refused`);
+    this.name = "DuplicateMemberError";
+  }
+}
+
+/** The first duplicated member name in valid JSON `text`, or null. */
+export function firstDuplicate(text: string): string | null {
+  // One frame per open container: the member names seen (objects) or null (arrays).
+  const stack: Array<Set<string> | null> = [];
+  // In an object, the next string is a member name when it follows `{` or `,`.
+  let expectName = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectName && top) {
+        const name = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.has(name)) return name;
+        top.add(name);
+      }
+      expectName = false;
+      i = j;
+    } else if (c === "{") {
+      stack.push(new Set());
+      expectName = true;
+    } else if (c === "[") {
+      stack.push(null);
+      expectName = false;
+    } else if (c === "}" || c === "]") {
+      stack.pop();
+      expectName = false;
+    } else if (c === ",") {
+      expectName = stack[stack.length - 1] instanceof Set;
+    }
+  }
+  return null;
+}
+
+export function parseStrictJson(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  const dup = firstDuplicate(text);
+  if (dup !== null) throw new DuplicateMemberError(dup);
+  return value;
+}
