@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Kysely } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
+import { addToCodex, signatureVerifies } from "../evidence/codex.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
 import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
-import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
+import { type CardSignature, type PublicKeyRecord, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
@@ -437,6 +438,10 @@ export class ChamberService {
       });
       if (Number(res.numAffectedRows) === 1) {
         await store.markSealed.run(trx, { handle: card.handle as string, updated_at: iso(now) });
+        // The Codex counts the card in the transaction that signs it, and only if it verifies.
+        if (signatureVerifies(card.body_json, signature, await this.keyRecords(trx))) {
+          await addToCodex(trx, JSON.parse(card.body_json));
+        }
         return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
       // A concurrent seal signed it first: its signature is the one stored.
@@ -463,6 +468,12 @@ export class ChamberService {
         this.knownKeys.add(r.key_id);
       }
     });
+  }
+
+  /** The published key records (chamber_keys), as a verifier reads them. */
+  private async keyRecords(trx: Trx): Promise<PublicKeyRecord[]> {
+    const rows = await trx.selectFrom("chamber_keys").selectAll().execute();
+    return rows.map((r) => ({ ...r, alg: "Ed25519" }));
   }
 
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
