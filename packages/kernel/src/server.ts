@@ -4,9 +4,11 @@ import {
   type CallToolResult,
   ErrorCode,
   type Implementation,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
+  ReadResourceRequestSchema,
   SetLevelRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -34,7 +36,22 @@ export interface McpServerOptions<Ctx> {
   registry: ToolRegistry<Ctx>;
   /** Builds the per-call context from the session. */
   context(session: SessionInfo): Ctx;
+  /** Static resources (MCP resources/list and resources/read); none means no resources capability. */
+  resources?: StaticResource[];
 }
+
+/** A fixed text resource, e.g. a suite manifest an agent reads to learn the rules. */
+export interface StaticResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  text: string;
+}
+
+/** MCP "Resource not found" (specification, server/resources: error handling). */
+export const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * The low-level SDK Server with our own registry. (McpServer would wrap tool failures and
@@ -48,7 +65,11 @@ export function createMcpServer<Ctx>(
   const server = new Server(
     { name: opts.name, version: opts.version },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: {
+        tools: { listChanged: false },
+        logging: {},
+        ...(opts.resources ? { resources: { listChanged: false } } : {}),
+      },
       ...(opts.instructions ? { instructions: opts.instructions } : {}),
     },
   );
@@ -63,6 +84,23 @@ export function createMcpServer<Ctx>(
   }));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  const resources = opts.resources;
+  if (resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: resources.map(({ text: _t, ...meta }) => meta),
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const r = resources.find((x) => x.uri === request.params.uri);
+      if (!r) {
+        throw Object.assign(new Error(`Resource not found: ${request.params.uri.slice(0, 200)}`), {
+          code: RESOURCE_NOT_FOUND,
+          data: { uri: request.params.uri.slice(0, 200) },
+        });
+      }
+      return { contents: [{ uri: r.uri, mimeType: r.mimeType, text: r.text }] };
+    });
+  }
 
   // One Server per session, so the level the client set is simply this server's. (Replaces the
   // SDK's own setLevel handler: its level map only serves sendLoggingMessage, which we avoid.)

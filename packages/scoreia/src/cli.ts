@@ -18,7 +18,7 @@ import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProo
 const HELP = `scoreia — ScoreIA Open Chamber (MCP toolset ${CURRENT_TOOLSET.toolset_id})
 
 Usage:
-  scoreia serve [--http] [--port N] [--host ADDR] [--db PATH|postgres://…] [--signer unix:PATH]
+  scoreia serve [--http] [--port N] [--host ADDR] [--public-origin URL] [--db PATH|postgres://…] [--signer unix:PATH]
       Serve the Chamber over MCP. stdio by default (for an MCP host to launch);
       --http serves Streamable HTTP at http://127.0.0.1:N/mcp (default port 8420), and the
       public read side on the same port (/cards, /proofs, /.well-known/scoreia-keys.json, …).
@@ -57,6 +57,9 @@ Options:
               (default: $SCOREIA_DATA_DIR or ${dataDir()})
   --port      HTTP port (0 picks a free one)
   --host      HTTP bind address (default 127.0.0.1)
+  --public-origin  origin the public reaches this server at (e.g. https://chamber.example), for
+              seal_attempt's links to the card, its proof and its verify page (--http default:
+              the listener's own origin)
 
 Exit codes (verify; the other commands use 0, 1, 2 and 6 alike):
   0  valid                 4  unsigned historical card
@@ -169,6 +172,7 @@ function parse(argv: string[]) {
       server: { type: "string" },
       keys: { type: "string" },
       json: { type: "boolean" },
+      "public-origin": { type: "string" },
     },
   });
 }
@@ -235,7 +239,11 @@ async function serve(values: Values): Promise<number> {
   const db = values.db ?? defaultDb(ensureDataDir(values));
   const { openChamber } = await import("./app.ts");
   const { serveHttp, serveStdio } = await import("kernel");
-  const chamber = await openChamber({ db, signer });
+  const origin = values["public-origin"];
+  if (origin !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(origin)) {
+    throw new UsageError(`--public-origin must be an origin such as https://chamber.example, got ${origin}`);
+  }
+  const chamber = await openChamber({ db, signer, ...(origin ? { publicOrigin: origin } : {}) });
   // Publishes the signer's public keys now (they would be on the first seal anyway).
   await chamber.service.publishKeys().catch(() => undefined);
   const signing = await describe();
@@ -248,6 +256,8 @@ async function serve(values: Values): Promise<number> {
       // The public read side (cards, proofs, keys, pages) on the same listener as /mcp.
       routes: chamber.routes,
     });
+    // seal_attempt links cards under the origin the public reaches; this listener's by default.
+    chamber.service.config.publicOrigin ??= new URL(http.url).origin;
     process.stdout.write(
       `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +
         `  MCP (Streamable HTTP): ${http.url}\n` +

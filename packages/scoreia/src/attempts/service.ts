@@ -8,7 +8,9 @@ import { type CardSignature, type PublicKeyRecord, type Signer, SignerUnavailabl
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { manifestHash, SUITES, type Suite } from "../suites/index.ts";
 import type { RoomAction } from "../suites/types.ts";
+import type { VerdictName } from "../suites/verdicts.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
+import { rulesSummary } from "./rules.ts";
 import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
 import * as store from "./store.ts";
 
@@ -22,7 +24,7 @@ export type AttemptState =
   | "quarantined"
   | "pending_signature";
 
-export type Verdict = "solved" | "failed" | "exhausted" | "abandoned" | "expired" | "quarantined";
+export type Verdict = VerdictName;
 
 export interface ChamberConfig {
   toolset: Toolset;
@@ -31,6 +33,11 @@ export interface ChamberConfig {
   retentionSeconds: number;
   /** The public-card notice every entrant receives; entry fails closed without it. */
   publicationNotice: { en: string; fr: string; privacy: string; terms: string } | null;
+  /**
+   * Origin of the public read side (e.g. https://chamber.example): seal_attempt links the card,
+   * its proof and its verify page under it. Without one the links are paths.
+   */
+  publicOrigin?: string;
 }
 
 export function defaultConfig(toolset: Toolset): ChamberConfig {
@@ -142,6 +149,7 @@ export class ChamberService {
       seed,
       objects: suite.objects(seed, room),
       room: { title: suite.manifest.title, summary: suite.manifest.summary },
+      rules: rulesSummary(suite),
       declared: identity,
       assurance,
       participation_class: participation,
@@ -396,6 +404,7 @@ export class ChamberService {
       card_id: row.card_id,
       evidence_status: card.evidence_status,
       verdict: row.verdict,
+      links: this.cardLinks(row.card_id as string),
     };
     if (args.include_export_bundle === true) out.export_bundle = { card: JSON.parse(card.body_json) };
     return out;
@@ -664,6 +673,17 @@ export class ChamberService {
       },
       preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
       replay: chain,
+    };
+  }
+
+  /** Where the sealed card can be read and checked (docs/http.md); absolute under publicOrigin. */
+  private cardLinks(cardId: string): Record<string, string> {
+    const origin = (this.config.publicOrigin ?? "").replace(/\/+$/, "");
+    return {
+      card: `${origin}/cards/${cardId}`,
+      card_json: `${origin}/cards/${cardId}.json`,
+      proof: `${origin}/proofs/${cardId}.json`,
+      verify_page: `${origin}/verify?card=${cardId}`,
     };
   }
 
