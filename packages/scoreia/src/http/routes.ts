@@ -45,6 +45,7 @@ const ASSETS: Record<string, { type: string; body: Buffer }> = Object.fromEntrie
       ["jcs.js", "text/javascript; charset=utf-8"],
       ["verify-proof.js", "text/javascript; charset=utf-8"],
       ["verify-page.js", "text/javascript; charset=utf-8"],
+      ["favicon.svg", "image/svg+xml"],
     ] as const
   ).map(([name, type]) => [name, { type, body: readFileSync(new URL(`assets/${name}`, import.meta.url)) }]),
 );
@@ -116,7 +117,8 @@ async function card(ctx: Ctx, id: string, negotiate: boolean): Promise<void> {
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id, html);
   if (html) {
-    send(ctx.req, ctx.res, { body: cardPage(stored), type: HTML_TYPE, cache: "short", headers: vary });
+    const replay = isNative(stored) ? await ctx.registry.replay(id) : null;
+    send(ctx.req, ctx.res, { body: cardPage(stored, replay), type: HTML_TYPE, cache: "short", headers: vary });
     return;
   }
   sendJson(ctx.req, ctx.res, null, cardCache(stored), {
