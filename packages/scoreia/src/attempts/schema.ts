@@ -294,4 +294,8 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       }
     }
   },
+  /** Unsealed attempts past TTL + retention are found by expiry and deleted (ChamberService.purgeUnsealed). */
+  async "005_expiry_index"(db) {
+    await db.schema.createIndex("chamber_attempts_expiry").on("chamber_attempts").column("expires_at").execute();
+  },
 };

@@ -64,6 +64,9 @@ export interface CallContext {
 export type Envelope = Record<string, unknown> & { ok: boolean };
 
 const LIVE: ReadonlySet<string> = new Set(["created", "active"]);
+/** Unsealed attempts past retention are deleted from enter, this often and this many at a time. */
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH = 500;
 
 type Trx = Kysely<ChamberDB>;
 
@@ -161,7 +164,45 @@ export class ChamberService {
       await store.insertAttempt.run(trx, { ...numbered, chain_head: event.hash });
       await store.insertEvent.run(trx, event);
     });
+    await this.maybePurge(now);
     return out;
+  }
+
+  /**
+   * Storage rule (docs/chamber.md, Storage): an attempt not sealed by expires_at + retention can
+   * never become a card (seal refuses it), so it and its events stop costing storage. Run from
+   * enter at most once per PURGE_EVERY_MS of clock time, PURGE_BATCH attempts at a time (a backlog
+   * drains over the following entries); never touches sealed or pending attempts.
+   */
+  async purgeUnsealed(now = this.clock.now(), limit = PURGE_BATCH): Promise<number> {
+    const cutoff = iso(now - this.config.retentionSeconds * 1000);
+    return this.database.transaction(async (trx) => {
+      const gone = await trx
+        .selectFrom("chamber_attempts")
+        .select(["handle", "attempt_no"])
+        .where("expires_at", "<=", cutoff)
+        .where("state", "in", ["created", "active", "terminal_unsealed", "quarantined"])
+        .orderBy("expires_at")
+        .limit(limit)
+        .execute();
+      if (gone.length === 0) return 0;
+      const handles = gone.map((g) => g.handle);
+      for (const g of gone) {
+        const { lo, hi } = store.eventRange(g);
+        await trx.deleteFrom("chamber_events").where("id", ">=", lo).where("id", "<", hi).execute();
+      }
+      await trx.deleteFrom("chamber_help").where("from_handle", "in", handles).execute();
+      await trx.deleteFrom("chamber_attempts").where("handle", "in", handles).execute();
+      return gone.length;
+    });
+  }
+
+  private lastPurge = Number.NEGATIVE_INFINITY;
+
+  private async maybePurge(now: number): Promise<void> {
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    await this.purgeUnsealed(now);
   }
 
   // ---------------------------------------------------------------- observe
