@@ -204,8 +204,18 @@ export class CardRegistry {
    * number of cards. Rows in name order of the four layers; no rank.
    */
   async codex(): Promise<Codex> {
-    return readCodex(this.database.db);
+    // Every signing adds to `cards` in two counter rows, so (rows, Σ cards) changes with any
+    // update: one aggregate over the counters decides whether the document built last is current.
+    const sig = await this.database.db
+      .selectFrom("chamber_codex")
+      .select((eb) => [eb.fn.countAll().as("n"), eb.fn.sum("cards").as("c")])
+      .executeTakeFirst();
+    const version = `${String(sig?.n ?? 0)}|${String(sig?.c ?? 0)}`;
+    if (this.codexCache?.version !== version) this.codexCache = { version, codex: await readCodex(this.database.db) };
+    return this.codexCache.codex;
   }
+
+  private codexCache: { version: string; codex: Codex } | null = null;
 
   /**
    * The Codex recomputed from every stored card by full verification (every step of verifyProof:
@@ -224,6 +234,7 @@ export class CardRegistry {
       await trx.deleteFrom("chamber_codex_seeds").execute();
       for (const c of cards) await addToCodex(trx, c);
     });
+    this.codexCache = null;
     return { counted: cards.filter(counts).length };
   }
 
