@@ -49,6 +49,8 @@ export interface McpServerOptions<Ctx> {
   listFilter?(auth: SessionInfo["auth"]): ((name: string) => boolean) | undefined;
   /** Builds the per-call context from the session. */
   context(session: SessionInfo): Ctx | Promise<Ctx>;
+  /** Static resources (MCP resources/list and resources/read); none means no resources capability. */
+  resources?: StaticResource[];
 }
 
 /** What the transport knows of the exchange before any request arrives. */
@@ -69,6 +71,19 @@ function isImplementation(v: unknown): v is Implementation {
   );
 }
 
+/** A fixed text resource, e.g. a suite manifest an agent reads to learn the rules. */
+export interface StaticResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  text: string;
+}
+
+/** MCP "Resource not found" (specification, server/resources: error handling). */
+export const RESOURCE_NOT_FOUND = -32002;
+
 /**
  * The low-level SDK (v2) Server with our own registry; the same instance shape serves both eras
  * (the serving entry binds it to one). McpServer would wrap tool failures and unknown names the
@@ -80,7 +95,11 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
   const server = new Server(
     { name: opts.name, version: opts.version },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: {
+        tools: { listChanged: false },
+        logging: {},
+        ...(opts.resources ? { resources: { listChanged: false } } : {}),
+      },
       ...(opts.instructions ? { instructions: opts.instructions } : {}),
     },
   );
@@ -98,6 +117,22 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
     const keep = opts.listFilter?.((ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth);
     return { tools: keep ? tools.filter((t) => keep(t.name)) : tools };
   });
+
+  const resources = opts.resources;
+  if (resources) {
+    server.setRequestHandler("resources/list", async () => ({
+      resources: resources.map(({ text: _t, ...meta }) => meta),
+    }));
+    server.setRequestHandler("resources/read", async (request) => {
+      const uri = request.params.uri;
+      const r = resources.find((x) => x.uri === uri);
+      if (!r)
+        throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, {
+          uri: uri.slice(0, 200),
+        });
+      return { contents: [{ uri: r.uri, mimeType: r.mimeType, text: r.text }] };
+    });
+  }
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;

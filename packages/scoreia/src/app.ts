@@ -7,6 +7,7 @@ import {
   type RouteHandler,
   systemClock,
 } from "kernel";
+import { manifestResources } from "./attempts/rules.ts";
 import { type ChamberDB, chamberMigrations } from "./attempts/schema.ts";
 import type { CallContext } from "./attempts/service.ts";
 import { type ChamberConfig, ChamberService, defaultConfig } from "./attempts/service.ts";
@@ -20,7 +21,7 @@ import { callContext, chamberRegistry } from "./tools/index.ts";
 export const SERVER_NAME = "scoreia-open-chamber";
 export const SERVER_VERSION = "0.1.0";
 
-export const INSTRUCTIONS = `ScoreIA Open Chamber: a public, accountless trial room. Call enter_open_challenge (declare provider_claim, model_claim, product and host; unknown is accepted), read the room with observe_chamber and chamber_action look/inspect, solve its stages with the submit ops, and finish with seal_attempt. Every sealed attempt, failures included, becomes a dated public card. Do not submit personal data or secrets.`;
+export const INSTRUCTIONS = `ScoreIA Open Chamber: a public, accountless trial room. Call enter_open_challenge (declare provider_claim, model_claim, product and host; unknown is accepted), read the room with observe_chamber and chamber_action look/inspect, solve its stages with the submit ops, and finish with seal_attempt. Every sealed attempt, failures included, becomes a dated public card. The rules of each suite (stages, every op's value format, the hint budget, the jam rule, the verdicts) are the MCP resource scoreia://suites/<suite>/<generation>/manifest.json; the entry response names it and summarises them. Do not submit personal data or secrets.`;
 
 export interface ChamberOptions {
   /** SQLite file path or postgres:// URL. */
@@ -32,7 +33,10 @@ export interface ChamberOptions {
   controlled?: boolean;
   /** Room secrets per suite generation (default: random, in memory; `serve` keeps them in the data dir). */
   secrets?: SuiteSecrets;
-  /** Origin shown in the public pages' connection snippets (default: the request's Host). */
+  /**
+   * Public origin of this server (e.g. https://chamber.example): the pages' connection snippets
+   * (default: the socket's address) and seal_attempt's absolute links to the card (default: paths).
+   */
   publicOrigin?: string;
 }
 
@@ -57,7 +61,11 @@ export async function openChamber(opts: ChamberOptions): Promise<Chamber> {
 /** Same, over an already open and migrated database (tests share one per dialect). */
 export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptions, "db">): Chamber {
   const clock = opts.clock ?? systemClock;
-  const config = { ...defaultConfig(CURRENT_TOOLSET), ...opts.config };
+  const config = {
+    ...defaultConfig(CURRENT_TOOLSET),
+    ...(opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {}),
+    ...opts.config,
+  };
   const signer = opts.signer ?? LocalKeyring.ephemeral(clock);
   const service = new ChamberService(database, clock, signer, config, opts.secrets ?? SuiteSecrets.ephemeral());
   const registry = chamberRegistry(CURRENT_TOOLSET, { service, clock, controlled: opts.controlled ?? false });
@@ -67,6 +75,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     instructions: INSTRUCTIONS,
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
+    resources: manifestResources(),
   };
   const cards = new CardRegistry(database, signer, () => service.publishKeys());
   const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});

@@ -28,14 +28,16 @@ const VERSION: string = createRequire(import.meta.url)("../package.json").versio
 const HELP = `scoreia — ScoreIA Open Chamber (MCP toolset ${CURRENT_TOOLSET.toolset_id})
 
 Usage:
-  scoreia serve [--http] [--port N] [--host ADDR] [--db PATH|postgres://…] [--signer unix:PATH]
+  scoreia serve [--http] [--port N] [--host ADDR] [--public-origin URL] [--db PATH|postgres://…] [--signer unix:PATH]
       Serve the Chamber over MCP. stdio by default (for an MCP host to launch);
       --http serves Streamable HTTP at http://127.0.0.1:N/mcp (default port 8420), and the
       public read side on the same port (/cards, /proofs, /.well-known/scoreia-keys.json, …).
       --signer unix:PATH signs cards through a separate \`scoreia signer\` process; while it is
       unreachable, seals answer signature_unavailable and cards wait (pending_signature) until
       a later seal signs them unchanged. Default: the key in <data-dir>/keys, in this process.
-      --public-origin URL: the origin shown in the pages' snippets and accepted as Host on /mcp.
+      --public-origin URL: the origin the public reaches this server at (e.g. https://chamber.example):
+      the pages' snippets, seal_attempt's links to the card, its proof and its verify page (--http
+      default: the listener's own origin), and accepted as Host on /mcp.
       --admission N,G,S: at most N requests per S seconds per client address and G in all over
       HTTP (429 with Retry-After past them); default 600,6000,60; "off" to disable.
       SCOREIA_SESSION_SECRET (≥ 32 bytes): shared by instances so any honours a 2025 session id.
@@ -310,6 +312,8 @@ async function serve(values: Values): Promise<number> {
       // Shared by every instance behind one endpoint, so any of them honours a 2025 session id.
       ...(process.env.SCOREIA_SESSION_SECRET ? { sessionSecret: process.env.SCOREIA_SESSION_SECRET } : {}),
     });
+    // seal_attempt links cards under the origin the public reaches; this listener's by default.
+    chamber.service.config.publicOrigin ??= new URL(http.url).origin;
     process.stdout.write(
       `ScoreIA Open Chamber (${CURRENT_TOOLSET.toolset_id}) listening\n` +
         `  MCP (Streamable HTTP): ${http.url}\n` +

@@ -326,17 +326,20 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
 
   it("counts evidence levels by distinct seeds per comparison key; a repeated seed never raises it", async () => {
     const subject = { ...IDENTITY, model_claim: `levels-${dialect}`, product: "levels-model" };
-    const levelOf = async () =>
-      (await reg.levels()).find((l) => l.declared_model === subject.model_claim && l.suite_id === "chambre-chrono-v0");
-    await sealedCard({ ...subject, seed: "a" }, 0);
+    const keyOf = async (host = "cursor") =>
+      (await reg.codex()).rows.find(
+        (r) => r.subject.declared_model === subject.model_claim && r.subject.declared_host === host,
+      )?.cells["chambre-chrono-v0|mcp_session"]?.keys[0];
+    const levelOf = () => keyOf();
+    await sealedCard({ ...subject, seed: "a" }, 1);
     expect(await levelOf()).toMatchObject({ distinct_seeds: 1, level: "exploratory", cards: 1 });
-    for (let i = 0; i < 3; i++) await sealedCard({ ...subject, seed: "a" }, 0);
+    for (let i = 0; i < 3; i++) await sealedCard({ ...subject, seed: "a" }, 1);
     expect(await levelOf()).toMatchObject({ distinct_seeds: 1, level: "exploratory", cards: 4 });
-    await sealedCard({ ...subject, seed: "b" }, 0);
-    await sealedCard({ ...subject, seed: "c" }, 0);
+    await sealedCard({ ...subject, seed: "b" }, 1);
+    await sealedCard({ ...subject, seed: "c" }, 1);
     expect((await levelOf())?.level).toBe("provisional");
-    await sealedCard({ ...subject, seed: "d" }, 0);
-    await sealedCard({ ...subject, seed: "e" }, 0);
+    await sealedCard({ ...subject, seed: "d" }, 1);
+    await sealedCard({ ...subject, seed: "e" }, 1);
     expect(await levelOf()).toMatchObject({ distinct_seeds: 5, level: "confirmed" });
     // a card still waiting for its signature is not evidence yet
     h.signer.available = false;
@@ -347,8 +350,8 @@ describe.each(DIALECTS)("Evidence 0.2 on %s", (dialect) => {
     expect(await levelOf()).toMatchObject({ distinct_seeds: 5 });
     h.signer.available = true;
     // another host is another comparison key
-    await sealedCard({ ...subject, host: "zed", seed: "z" }, 0);
-    const zed = (await reg.levels()).find((l) => l.declared_model === subject.model_claim && l.declared_host === "zed");
+    await sealedCard({ ...subject, host: "zed", seed: "z" }, 1);
+    const zed = await keyOf("zed");
     expect(zed).toMatchObject({ distinct_seeds: 1, level: "exploratory" });
     expect([0, 1, 2, 3, 4, 5, 6].map(levelFor)).toEqual([
       null,

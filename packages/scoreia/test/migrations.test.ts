@@ -6,6 +6,11 @@ import { CardRegistry } from "../src/evidence/registry.ts";
 import { verifyProof } from "../src/evidence/verify.ts";
 import { harness, IDENTITY } from "./support/chamber.ts";
 
+/** The migrations that ran before `name`, as a store of that age had them. */
+function migrationsBefore(name: string): typeof chamberMigrations {
+  return Object.fromEntries(Object.entries(chamberMigrations).filter(([k]) => k < name));
+}
+
 /**
  * Schema migrations of the Chamber run on stores that already hold attempts. Rows for the old
  * shape are real ones: produced by the current code on a donor store, then written into a store
@@ -35,8 +40,8 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
 
     // The store as migration 002 left it, holding the same rows (inserted newest first).
     const db = await openTestDatabase<ChamberDB>(dialect);
-    const { "003_event_keys": under, "004_card_log": _log, ...before } = chamberMigrations;
-    expect(under).toBeDefined();
+    expect(chamberMigrations["003_event_keys"]).toBeDefined();
+    const before = migrationsBefore("003_event_keys");
     await migrate(db, "scoreia_migrations", before);
     const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     for (const { attempt_no: _, ...row } of [...attempts].reverse())
@@ -88,6 +93,40 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
         .where("handle", "=", c.attempt_handle as string)
         .executeTakeFirstOrThrow()) as Pick<AttemptRow, "attempt_no">;
       expect(Number(third.attempt_no)).toBe(3);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("006_codex counts the cards already signed, by the rule new seals follow", async () => {
+    // Donor: three signed cards (one with no action: never counted), its Codex kept at signing.
+    const donor = await harness(dialect);
+    for (const [seed, actions] of [
+      ["c-a", 1],
+      ["c-b", 2],
+      ["c-c", 0],
+    ] as const) {
+      const e = await donor.sc("enter_open_challenge", { ...IDENTITY, seed });
+      for (let i = 0; i < actions; i++)
+        await donor.sc("chamber_action", { challenge_handle: e.attempt_handle, op: "look", expected_action_index: i });
+      expect((await donor.sc("seal_attempt", { challenge_handle: e.attempt_handle })).ok).toBe(true);
+    }
+    const expected = await new CardRegistry(donor.db).codex();
+    expect(expected.rows[0]?.cells["chambre-chrono-v0|mcp_session"]?.cards).toBe(2);
+    const rows: Record<string, Array<Record<string, unknown>>> = {};
+    for (const t of ["chamber_attempts", "chamber_events", "chamber_cards", "chamber_keys"] as const)
+      rows[t] = await donor.db.db.selectFrom(t).selectAll().execute();
+    await donor.close();
+
+    const db = await openTestDatabase<ChamberDB>(dialect);
+    await migrate(db, "scoreia_migrations", migrationsBefore("006_codex"));
+    const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    for (const [t, list] of Object.entries(rows)) for (const r of list) await legacy.insertInto(t).values(r).execute();
+    const h = await harness(dialect, { db });
+    try {
+      const reg = new CardRegistry(h.db);
+      expect(await reg.codex()).toEqual(expected);
+      expect(await reg.recomputedCodex()).toEqual(expected);
     } finally {
       await h.close();
     }

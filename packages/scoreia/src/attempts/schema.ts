@@ -1,4 +1,5 @@
 import { type DialectName, type Kysely, sql } from "kernel";
+import { addToCodex, signatureVerifies } from "../evidence/codex.ts";
 import { sha256Tagged } from "../evidence/jcs.ts";
 import { appendLeaf, LEAF_TYPE } from "../evidence/log.ts";
 
@@ -138,12 +139,34 @@ export interface GenerationRow {
   secret: string | null;
 }
 
+/** One Codex counter: per comparison key (scope "key") or per cell (scope "cell"); evidence/codex.ts. */
+export interface CodexCounterRow {
+  scope: string;
+  /** RFC 8785 text of the comparison key, or of the cell's subject + suite + channel. */
+  id: string;
+  key_json: string;
+  cards: number;
+  distinct_seeds: number;
+  solved: number;
+  failed: number;
+  exhausted: number;
+  abandoned: number;
+}
+
+/** A seed already counted in a scope ("key:<id>" or "cell:<id>"): a repeated seed never raises a level. */
+export interface CodexSeedRow {
+  scope: string;
+  seed: string;
+}
+
 export interface ChamberDB {
   chamber_generations: GenerationRow;
   chamber_log_leaves: LogLeafRow;
   chamber_log_nodes: LogNodeRow;
   chamber_log_heads: LogHeadRow;
   chamber_log_state: LogStateRow;
+  chamber_codex: CodexCounterRow;
+  chamber_codex_seeds: CodexSeedRow;
   chamber_keys: KeyRow;
   chamber_attempts: AttemptRow;
   chamber_events: EventRow;
@@ -342,5 +365,53 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
     await db.schema.alterTable("chamber_attempts").addColumn("seed_sealed_before", "integer").execute();
     await db.schema.alterTable("chamber_help").addColumn("entered_at", "text").execute();
     await db.schema.createIndex("chamber_attempts_seed").on("chamber_attempts").columns(["suite_id", "seed"]).execute();
+  },
+  /**
+   * The Codex kept as counters updated in the transaction that signs a card (evidence/codex.ts),
+   * instead of a recomputation from every card on every request. Existing cards are counted here
+   * by the same rule as new ones: the signature verifies against the stored key record, at least
+   * one action, one of the four outcomes.
+   */
+  async "006_codex"(db) {
+    const counter = (t: string) =>
+      db.schema
+        .createTable(t)
+        .addColumn("scope", "text", (c) => c.notNull())
+        .addColumn("id", "text", (c) => c.notNull())
+        .addColumn("key_json", "text", (c) => c.notNull())
+        .addColumn("cards", "integer", (c) => c.notNull())
+        .addColumn("distinct_seeds", "integer", (c) => c.notNull())
+        .addColumn("solved", "integer", (c) => c.notNull())
+        .addColumn("failed", "integer", (c) => c.notNull())
+        .addColumn("exhausted", "integer", (c) => c.notNull())
+        .addColumn("abandoned", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${t}_pk`, ["scope", "id"]);
+    await counter("chamber_codex").execute();
+    await db.schema
+      .createTable("chamber_codex_seeds")
+      .addColumn("scope", "text", (c) => c.notNull())
+      .addColumn("seed", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("chamber_codex_seeds_pk", ["scope", "seed"])
+      .execute();
+    const chamber = db as unknown as Kysely<ChamberDB>;
+    const keys = (await chamber.selectFrom("chamber_keys").selectAll().execute()).map((k) => ({
+      ...k,
+      alg: "Ed25519" as const,
+    }));
+    const cards = await chamber
+      .selectFrom("chamber_cards")
+      .select(["body_json", "signature_json"])
+      .where("card_version", "=", "0.2")
+      .where("evidence_status", "=", "signed")
+      .execute();
+    for (const c of cards) {
+      if (c.signature_json && signatureVerifies(c.body_json, JSON.parse(c.signature_json), keys)) {
+        await addToCodex(chamber, JSON.parse(c.body_json));
+      }
+    }
+  },
+  /** Unsealed attempts past TTL + retention are found by expiry and deleted (ChamberService.purgeUnsealed). */
+  async "007_expiry_index"(db) {
+    await db.schema.createIndex("chamber_attempts_expiry").on("chamber_attempts").column("expires_at").execute();
   },
 };

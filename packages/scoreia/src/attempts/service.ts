@@ -1,15 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, type Database, DomainError, iso, type Kysely, logger } from "kernel";
 import { canonicalJson, type ParticipationClass, type Toolset, toolsetHash } from "../contract/index.ts";
+import { addToCodex, signatureVerifies } from "../evidence/codex.ts";
 import { CanonicalizationError, sha256Tagged } from "../evidence/jcs.ts";
 import { appendLeaf, CardLog, LEAF_TYPE } from "../evidence/log.ts";
 import { buildReplay, chainedHash, GENESIS, type StoredEvent, storedEvent } from "../evidence/replay.ts";
-import { type CardSignature, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
+import { type CardSignature, type PublicKeyRecord, type Signer, SignerUnavailableError } from "../evidence/signer.ts";
 import { CLOCK_SKEW_MS } from "../evidence/verify.ts";
 import { SUITES, type Suite } from "../suites/index.ts";
 import { legacyGeneration, type SuiteGeneration, SuiteSecrets, secretGeneration } from "../suites/secrets.ts";
 import type { RoomAction } from "../suites/types.ts";
+import type { VerdictName } from "../suites/verdicts.ts";
 import { checkPublicText, declaredIdentity } from "./identity.ts";
+import { rulesSummary } from "./rules.ts";
 import type { AttemptRow, CardRow, ChamberDB, EventRow } from "./schema.ts";
 import * as store from "./store.ts";
 
@@ -23,7 +26,7 @@ export type AttemptState =
   | "quarantined"
   | "pending_signature";
 
-export type Verdict = "solved" | "failed" | "exhausted" | "abandoned" | "expired" | "quarantined";
+export type Verdict = VerdictName;
 
 export interface ChamberConfig {
   toolset: Toolset;
@@ -32,6 +35,11 @@ export interface ChamberConfig {
   retentionSeconds: number;
   /** The public-card notice every entrant receives; entry fails closed without it. */
   publicationNotice: { en: string; fr: string; privacy: string; terms: string } | null;
+  /**
+   * Origin of the public read side (e.g. https://chamber.example): seal_attempt links the card,
+   * its proof and its verify page under it. Without one the links are paths.
+   */
+  publicOrigin?: string;
 }
 
 export function defaultConfig(toolset: Toolset): ChamberConfig {
@@ -58,6 +66,9 @@ export interface CallContext {
 export type Envelope = Record<string, unknown> & { ok: boolean };
 
 const LIVE: ReadonlySet<string> = new Set(["created", "active"]);
+/** Unsealed attempts past retention are deleted from enter, this often and this many at a time. */
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH = 500;
 
 type Trx = Kysely<ChamberDB>;
 
@@ -153,6 +164,7 @@ export class ChamberService {
       seed,
       objects: suite.objects(seed, room),
       room: { title: suite.manifest.title, summary: suite.manifest.summary },
+      rules: rulesSummary(suite),
       declared: identity,
       assurance,
       participation_class: participation,
@@ -176,7 +188,45 @@ export class ChamberService {
       await store.insertAttempt.run(trx, { ...numbered, chain_head: event.hash });
       await store.insertEvent.run(trx, event);
     });
+    await this.maybePurge(now);
     return out;
+  }
+
+  /**
+   * Storage rule (docs/chamber.md, Storage): an attempt not sealed by expires_at + retention can
+   * never become a card (seal refuses it), so it and its events stop costing storage. Run from
+   * enter at most once per PURGE_EVERY_MS of clock time, PURGE_BATCH attempts at a time (a backlog
+   * drains over the following entries); never touches sealed or pending attempts.
+   */
+  async purgeUnsealed(now = this.clock.now(), limit = PURGE_BATCH): Promise<number> {
+    const cutoff = iso(now - this.config.retentionSeconds * 1000);
+    return this.database.transaction(async (trx) => {
+      const gone = await trx
+        .selectFrom("chamber_attempts")
+        .select(["handle", "attempt_no"])
+        .where("expires_at", "<=", cutoff)
+        .where("state", "in", ["created", "active", "terminal_unsealed", "quarantined"])
+        .orderBy("expires_at")
+        .limit(limit)
+        .execute();
+      if (gone.length === 0) return 0;
+      const handles = gone.map((g) => g.handle);
+      for (const g of gone) {
+        const { lo, hi } = store.eventRange(g);
+        await trx.deleteFrom("chamber_events").where("id", ">=", lo).where("id", "<", hi).execute();
+      }
+      await trx.deleteFrom("chamber_help").where("from_handle", "in", handles).execute();
+      await trx.deleteFrom("chamber_attempts").where("handle", "in", handles).execute();
+      return gone.length;
+    });
+  }
+
+  private lastPurge = Number.NEGATIVE_INFINITY;
+
+  private async maybePurge(now: number): Promise<void> {
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    await this.purgeUnsealed(now);
   }
 
   // ---------------------------------------------------------------- observe
@@ -421,6 +471,7 @@ export class ChamberService {
       card_id: row.card_id,
       evidence_status: card.evidence_status,
       verdict: row.verdict,
+      links: this.cardLinks(row.card_id as string),
     };
     if (args.include_export_bundle === true) out.export_bundle = { card: JSON.parse(card.body_json) };
     return out;
@@ -471,6 +522,10 @@ export class ChamberService {
           signed_at: signature.signed_at,
           logged_at: iso(now),
         });
+        // The Codex counts the card in the transaction that signs it, and only if it verifies.
+        if (signatureVerifies(card.body_json, signature, await this.keyRecords(trx))) {
+          await addToCodex(trx, JSON.parse(card.body_json));
+        }
         return { ...card, signature_json: signatureJson, evidence_status: "signed", signed_at: signature.signed_at };
       }
       // A concurrent seal signed it first: its signature is the one stored.
@@ -504,6 +559,12 @@ export class ChamberService {
       }
     });
     this.publishedPrint = print;
+  }
+
+  /** The published key records (chamber_keys), as a verifier reads them. */
+  private async keyRecords(trx: Trx): Promise<PublicKeyRecord[]> {
+    const rows = await trx.selectFrom("chamber_keys").selectAll().execute();
+    return rows.map((r) => ({ ...r, alg: "Ed25519" }));
   }
 
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
@@ -776,6 +837,17 @@ export class ChamberService {
       },
       preflight: row.preflight_json ? JSON.parse(row.preflight_json) : null,
       replay: chain,
+    };
+  }
+
+  /** Where the sealed card can be read and checked (docs/http.md); absolute under publicOrigin. */
+  private cardLinks(cardId: string): Record<string, string> {
+    const origin = (this.config.publicOrigin ?? "").replace(/\/+$/, "");
+    return {
+      card: `${origin}/cards/${cardId}`,
+      card_json: `${origin}/cards/${cardId}.json`,
+      proof: `${origin}/proofs/${cardId}.json`,
+      verify_page: `${origin}/verify?card=${cardId}`,
     };
   }
 

@@ -3,6 +3,7 @@ import type { CardRow, ChamberDB } from "../attempts/schema.ts";
 import { eventRange, selectEvents } from "../attempts/store.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
+import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
 import { CardLog } from "./log.ts";
 import { buildReplay, type PublicReplay, storedEvent } from "./replay.ts";
@@ -13,16 +14,6 @@ import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistori
  * The read side of Evidence: cards, proofs, replays, keys, verification, evidence levels and the
  * Codex. Needs public data only (no signer), so the public web process can run it alone.
  */
-
-export type Level = "exploratory" | "provisional" | "confirmed";
-
-/** 1–2 distinct seeds exploratory, 3–4 provisional, 5+ confirmed (protocol 0.2). */
-export function levelFor(distinctSeeds: number): Level | null {
-  if (distinctSeeds <= 0) return null;
-  if (distinctSeeds <= 2) return "exploratory";
-  if (distinctSeeds <= 4) return "provisional";
-  return "confirmed";
-}
 
 export interface StoredCard {
   card_id: string;
@@ -59,20 +50,6 @@ export const FILTER_NAMES: Array<keyof CardFilters> = [
   "card_version",
 ];
 
-/** The comparison key evidence levels are counted on (protocol 0.2 "equivalent … parameters"). */
-export interface ComparisonKey {
-  declared_model: string;
-  product: string;
-  declared_host: string;
-  assurance: string;
-  suite_id: string;
-  suite_generation: string;
-  channel: string;
-  parameters: { toolset_id: string };
-}
-
-export const CHANNELS = ["mcp_session", "provider_api", "local_model"] as const;
-
 function toStored(r: CardRow): StoredCard {
   return {
     card_id: r.card_id,
@@ -82,32 +59,6 @@ function toStored(r: CardRow): StoredCard {
     signature: r.signature_json ? JSON.parse(r.signature_json) : null,
     created_at: r.created_at,
   };
-}
-
-function comparisonKey(card: Record<string, unknown>): ComparisonKey {
-  const id = (card.identity ?? {}) as Record<string, string>;
-  const suite = (card.suite ?? {}) as Record<string, string>;
-  const toolset = (card.toolset ?? {}) as Record<string, string>;
-  return {
-    declared_model: id.declared_model ?? "unknown",
-    product: id.product ?? "unknown",
-    declared_host: id.declared_host ?? "unknown",
-    assurance: id.assurance ?? "unknown",
-    suite_id: suite.id ?? "unknown",
-    suite_generation: suite.generation ?? "unknown",
-    channel: String(card.channel ?? "unknown"),
-    parameters: { toolset_id: toolset.id ?? "unknown" },
-  };
-}
-
-/** Locale-independent order (UTF-16 code units), so every machine lists the same way. */
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function keyOf(l: ComparisonKey): ComparisonKey {
-  const { declared_model, product, declared_host, assurance, suite_id, suite_generation, channel, parameters } = l;
-  return { declared_model, product, declared_host, assurance, suite_id, suite_generation, channel, parameters };
 }
 
 export class CardRegistry {
@@ -314,67 +265,59 @@ export class CardRegistry {
     };
   }
 
-  /** Evidence levels per comparison key; a repeated seed never raises a level. Native cards only. */
-  async levels(): Promise<Array<ComparisonKey & { cards: number; distinct_seeds: number; level: Level | null }>> {
-    // Evidence is what verifies: signed native cards only.
+  /**
+   * The Codex as maintained at signing (evidence/codex.ts): one read of its counters, whatever the
+   * number of cards. Rows in name order of the four layers; no rank.
+   */
+  async codex(): Promise<Codex> {
+    // Every signing adds to `cards` in two counter rows, so (rows, Σ cards) changes with any
+    // update: one aggregate over the counters decides whether the document built last is current.
+    const sig = await this.database.db
+      .selectFrom("chamber_codex")
+      .select((eb) => [eb.fn.countAll().as("n"), eb.fn.sum("cards").as("c")])
+      .executeTakeFirst();
+    const version = `${String(sig?.n ?? 0)}|${String(sig?.c ?? 0)}`;
+    if (this.codexCache?.version !== version) this.codexCache = { version, codex: await readCodex(this.database.db) };
+    return this.codexCache.codex;
+  }
+
+  private codexCache: { version: string; codex: Codex } | null = null;
+
+  /**
+   * The Codex recomputed from every stored card by full verification (every step of verifyProof:
+   * signature, key window, replay chain, manifest, policy). The reference the maintained Codex is
+   * tested against, and what `rebuildCodex` writes.
+   */
+  async recomputedCodex(): Promise<Codex> {
+    return recomputeCodex(await this.verifiedCards());
+  }
+
+  /** Replaces the maintained counters by a full recomputation (an operator's repair). */
+  async rebuildCodex(): Promise<{ counted: number }> {
+    const cards = await this.verifiedCards();
+    await this.database.transaction(async (trx) => {
+      await trx.deleteFrom("chamber_codex").execute();
+      await trx.deleteFrom("chamber_codex_seeds").execute();
+      for (const c of cards) await addToCodex(trx, c);
+    });
+    this.codexCache = null;
+    return { counted: cards.filter(counts).length };
+  }
+
+  private async verifiedCards(): Promise<Array<Record<string, unknown>>> {
     const rows = await this.database.db
       .selectFrom("chamber_cards")
-      .select(["body_json"])
+      .select(["card_id"])
       .where("card_version", "=", "0.2")
       .where("evidence_status", "=", "signed")
       .execute();
-    const groups = new Map<string, { key: ComparisonKey; cards: number; seeds: Set<string> }>();
+    const out: Array<Record<string, unknown>> = [];
     for (const r of rows) {
-      const card = JSON.parse(r.body_json) as Record<string, unknown>;
-      const key = comparisonKey(card);
-      const id = canonicalJson(key);
-      const g = groups.get(id) ?? { key, cards: 0, seeds: new Set<string>() };
-      g.cards++;
-      g.seeds.add(String(card.seed));
-      groups.set(id, g);
+      const result = await this.verify(r.card_id).catch(() => null);
+      const stored = result?.verdict === "valid" ? await this.get(r.card_id) : null;
+      if (stored) out.push(stored.card);
     }
-    return [...groups.values()]
-      .map((g) => ({ ...g.key, cards: g.cards, distinct_seeds: g.seeds.size, level: levelFor(g.seeds.size) }))
-      .sort((a, b) => byCodeUnits(canonicalJson(keyOf(a)), canonicalJson(keyOf(b))));
-  }
-
-  /**
-   * The Codex: coverage, not a grade. Rows are subjects (declared model × product × host ×
-   * assurance), columns suites × channels; a cell without cards says "not measured". Rows are in
-   * name order: there is no rank.
-   */
-  async codex(): Promise<Codex> {
-    const levels = await this.levels();
-    const suites = Object.values(SUITES).map((s) => ({ id: s.id, generation: s.generation }));
-    const subjects = new Map<string, CodexRow>();
-    for (const l of levels) {
-      const subject = {
-        declared_model: l.declared_model,
-        product: l.product,
-        declared_host: l.declared_host,
-        assurance: l.assurance,
-      };
-      const sid = canonicalJson(subject);
-      const row = subjects.get(sid) ?? { subject, cells: {} };
-      const cellId = `${l.suite_id}|${l.channel}`;
-      const cell = row.cells[cellId];
-      // Several toolsets or generations may fall in one cell; the cell shows each key's level.
-      row.cells[cellId] = {
-        cards: (cell?.cards ?? 0) + l.cards,
-        keys: [
-          ...(cell?.keys ?? []),
-          {
-            parameters: l.parameters,
-            suite_generation: l.suite_generation,
-            distinct_seeds: l.distinct_seeds,
-            level: l.level,
-          },
-        ],
-      };
-      subjects.set(sid, row);
-    }
-    const rows = [...subjects.values()].sort((a, b) => byCodeUnits(canonicalJson(a.subject), canonicalJson(b.subject)));
-    return { suites, channels: [...CHANNELS], rows, empty_cell: "not measured" };
+    return out;
   }
 
   /**
@@ -420,25 +363,4 @@ export class CardRegistry {
   }
 }
 
-export interface CodexRow {
-  subject: { declared_model: string; product: string; declared_host: string; assurance: string };
-  cells: Record<
-    string,
-    {
-      cards: number;
-      keys: Array<{
-        parameters: { toolset_id: string };
-        suite_generation: string;
-        distinct_seeds: number;
-        level: Level | null;
-      }>;
-    }
-  >;
-}
-
-export interface Codex {
-  suites: Array<{ id: string; generation: string }>;
-  channels: string[];
-  rows: CodexRow[];
-  empty_cell: "not measured";
-}
+export { CHANNELS, type Codex, type CodexRow, type ComparisonKey, type Level, levelFor } from "./codex.ts";

@@ -1,9 +1,14 @@
 import { CURRENT_TOOLSET } from "../contract/index.ts";
+import { OUTCOMES } from "../evidence/codex.ts";
 import type { CardFilters, Codex, StoredCard } from "../evidence/registry.ts";
 import { CHANNELS, FILTER_NAMES } from "../evidence/registry.ts";
+import type { PublicReplay } from "../evidence/replay.ts";
 import { SUITES } from "../suites/index.ts";
+import { VERDICTS } from "../suites/verdicts.ts";
 import { cardLinks, isNative } from "./cards.ts";
+import { duration, when } from "./format.ts";
 import { Html, html, query, show } from "./html.ts";
+import { timeline } from "./timeline.ts";
 
 /**
  * Pages for people: small, server-rendered, no framework, one local stylesheet, scripts only on
@@ -30,6 +35,7 @@ export function layout(opts: { title: string; section: Section; body: Html; scri
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · ScoreIA Open Chamber</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/style.css">
 ${scripts}
 </head>
@@ -51,7 +57,8 @@ An Ed25519 signature proves ScoreIA issuance and the integrity of the public art
 </html>`}\n`;
 }
 
-const VERDICTS = ["solved", "failed", "exhausted", "abandoned", "expired", "quarantined"];
+const VERDICT_NAMES: string[] = VERDICTS.map((v) => v.verdict);
+const VERDICT_MEANING: Record<string, string> = Object.fromEntries(VERDICTS.map((v) => [v.verdict, v.when]));
 const ASSURANCE_VALUES = [
   "participant_claimed",
   "scoreia_controlled",
@@ -75,6 +82,11 @@ function field(card: Record<string, unknown>, path: string): unknown {
   return v;
 }
 
+function verdictBadge(v: unknown): Html {
+  const name = typeof v === "string" ? v : "—";
+  return html`<span class="badge verdict-${name.replace(/[^a-z]/g, "")}" title="${VERDICT_MEANING[name] ?? ""}">${name}</span>`;
+}
+
 function badge(status: string): Html {
   return html`<span class="badge ${status.replace(/[^a-z_]/g, "")}">${status.replace(/_/g, " ")}</span>`;
 }
@@ -96,7 +108,7 @@ const FILTER_LABELS: Record<keyof CardFilters, string> = {
 
 const FILTER_CHOICES: Partial<Record<keyof CardFilters, string[]>> = {
   suite: Object.keys(SUITES),
-  verdict: VERDICTS,
+  verdict: VERDICT_NAMES,
   assurance: ASSURANCE_VALUES,
   channel: [...CHANNELS],
   participation_class: ["external", "sponsored"],
@@ -126,22 +138,27 @@ export function registryPage(opts: {
   const rows = opts.cards.map((c) => {
     const b = c.card;
     const links = cardLinks(c);
+    const n = (path: string) => {
+      const v = field(b, path);
+      return typeof v === "number" ? String(v) : "—";
+    };
+    const stages = field(b, "attempt.stages_total");
     return html`<tr>
-<th scope="row"><a class="mono" href="${links.page ?? links.card}">${c.card_id}</a></th>
-<td>${show(b.issued_at ?? c.created_at)}</td>
-<td>${show(b.verdict)}</td>
-<td>${show(field(b, "suite.id"))}</td>
-<td class="mono">${show(b.seed)}</td>
-<td>${show(field(b, "identity.declared_model"))}</td>
-<td>${show(field(b, "identity.product"))}</td>
-<td>${show(field(b, "identity.declared_host"))}</td>
-<td>${show(field(b, "identity.assurance"))}</td>
-<td>${show(field(b, "observed_client.name"), "none")}</td>
-<td>${show(b.channel)}</td>
-<td>${badge(c.evidence_status)}</td>
+<th scope="row" data-label="Card"><a class="mono" href="${links.page ?? links.card}" title="${c.card_id}">${c.card_id.slice(0, 12)}…</a></th>
+<td data-label="Issued">${when(b.issued_at ?? c.created_at)}</td>
+<td data-label="Verdict">${verdictBadge(b.verdict)}</td>
+<td data-label="Suite">${show(field(b, "suite.id"))}</td>
+<td data-label="Actions" class="num">${n("attempt.actions_used")}</td>
+<td data-label="Hints" class="num">${n("attempt.hints_used")}</td>
+<td data-label="Wrong" class="num">${n("attempt.wrong_submissions")}</td>
+<td data-label="Stages" class="num">${typeof stages === "number" ? `${n("attempt.stages_cleared")}/${stages}` : "—"}</td>
+<td data-label="Declared model">${show(field(b, "identity.declared_model"))}<span class="note sub">${show(field(b, "identity.product"))}</span></td>
+<td data-label="Declared host">${show(field(b, "identity.declared_host"))}<span class="note sub">${show(field(b, "identity.assurance"))}</span></td>
+<td data-label="Evidence">${badge(c.evidence_status)}</td>
 </tr>`;
   });
   const filterQuery = Object.fromEntries(FILTER_NAMES.map((n) => [n, opts.filters[n]]));
+  const active = FILTER_NAMES.filter((n) => opts.filters[n] !== undefined).length;
   const next = opts.nextCursor
     ? html`<a href="/${query({ ...filterQuery, limit: String(opts.limit), cursor: opts.nextCursor })}" rel="next">Older cards →</a>`
     : html`<span class="note">No older cards.</span>`;
@@ -149,17 +166,20 @@ export function registryPage(opts: {
 <p class="lede">Every sealed attempt, failures included, is a dated public card. Cards are listed newest first;
 there is no rank and no ordering by verdict. The identity columns are what participants declared, the observed
 client is what the MCP connection said: separate layers, never merged. JSON: <a href="/cards${query({ ...filterQuery, limit: String(opts.limit) })}">/cards</a>.</p>
+<details class="filters"${active > 0 ? new Html(" open") : ""}>
+<summary>Filters${active > 0 ? ` (${active} set)` : ""}</summary>
 <form class="filters" method="get" action="/" aria-label="Filter cards">
 ${FILTER_NAMES.map((n) => filterControl(n, opts.filters[n]))}
 <div><label for="f-limit">Per page</label><input id="f-limit" name="limit" inputmode="numeric" value="${String(opts.limit)}"></div>
 <div class="row"><button type="submit">Filter</button> <a href="/">Reset</a></div>
 </form>
+</details>
 ${opts.error ? html`<p class="verdict" data-verdict="error" role="alert">${opts.error}</p>` : ""}
-<div class="table-wrap"><table>
-<caption>${opts.cards.length === 0 ? "No card matches." : `${opts.cards.length} card(s) on this page, newest first.`}</caption>
-<thead><tr><th scope="col">Card</th><th scope="col">Issued</th><th scope="col">Verdict</th><th scope="col">Suite</th><th scope="col">Seed</th>
-<th scope="col">Declared model</th><th scope="col">Product</th><th scope="col">Declared host</th><th scope="col">Assurance</th>
-<th scope="col">Observed client</th><th scope="col">Channel</th><th scope="col">Evidence</th></tr></thead>
+<div class="table-wrap"><table class="cards">
+<caption>${opts.cards.length === 0 ? "No card matches." : `${opts.cards.length} card(s) on this page, newest first. Seed, channel and observed client are on each card.`}</caption>
+<thead><tr><th scope="col">Card</th><th scope="col">Issued</th><th scope="col">Verdict</th><th scope="col">Suite</th>
+<th scope="col" class="num">Actions</th><th scope="col" class="num">Hints</th><th scope="col" class="num">Wrong</th><th scope="col" class="num">Stages</th>
+<th scope="col">Declared model <span class="note">/ product</span></th><th scope="col">Declared host <span class="note">/ assurance</span></th><th scope="col">Evidence</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>
 <nav class="pager" aria-label="Pages"><a href="/">Newest</a>${next}</nav>`;
@@ -178,7 +198,7 @@ ${extra ?? ""}
 </li>`;
 }
 
-export function cardPage(c: StoredCard): string {
+export function cardPage(c: StoredCard, replay: PublicReplay | null = null): string {
   const b = c.card;
   const id = (b.identity ?? {}) as Record<string, unknown>;
   const client = b.observed_client as Record<string, unknown> | null | undefined;
@@ -187,6 +207,18 @@ export function cardPage(c: StoredCard): string {
   const native = isNative(c);
   const secondary = (label: string, v: unknown) =>
     v === null || v === undefined || v === "" ? "" : html`<p class="note">${label}: ${show(v)}</p>`;
+  const stagesTotal = field(b, "attempt.stages_total");
+  const outcome: Array<[string, Html | string]> = [
+    ["Verdict", html`${verdictBadge(b.verdict)} <span class="note">${VERDICT_MEANING[String(b.verdict)] ?? ""}</span>`],
+    ["Actions used", `${show(field(b, "attempt.actions_used"))} of ${show(field(b, "attempt.max_actions"))}`],
+    ["Hints used", show(field(b, "attempt.hints_used"))],
+    ["Wrong submissions", show(field(b, "attempt.wrong_submissions"))],
+    [
+      "Stages cleared",
+      typeof stagesTotal === "number" ? `${show(field(b, "attempt.stages_cleared"))} of ${stagesTotal}` : "—",
+    ],
+    ["Duration", duration(field(b, "attempt.duration_ms"))],
+  ];
   const facts: Array<[string, unknown]> = [
     ["Verdict", b.verdict],
     ["Suite", field(b, "suite.id")],
@@ -194,6 +226,9 @@ export function cardPage(c: StoredCard): string {
     ["Manifest hash", field(b, "suite.manifest_hash")],
     ["Seed", b.seed],
     ["Seed source", b.seed_source],
+    // Where the seed came from and whether it had been sealed before (added with issue 16 §1).
+    ["Seed origin", b.seed_origin],
+    ["Seed sealed before", b.seed_sealed_before],
     ["Channel", b.channel],
     ["Participation", b.participation_class],
     ["Route key (pseudonymous)", b.route_key],
@@ -203,11 +238,9 @@ export function cardPage(c: StoredCard): string {
     ["Ended", field(b, "attempt.ended_at")],
     ["Signed", c.signature?.signed_at],
     ["Signing key", c.signature?.key_id],
-    ["Actions used", field(b, "attempt.actions_used")],
-    ["Hints used", field(b, "attempt.hints_used")],
-    ["Stages cleared", field(b, "attempt.stages_cleared")],
     ["Card version", c.card_version],
   ];
+  const DATES = new Set(["Issued", "Entered", "Ended", "Signed"]);
   const status = native
     ? c.evidence_status === "signed"
       ? "Signed by ScoreIA with Ed25519: issuance and integrity can be verified, locally, from public data."
@@ -215,7 +248,7 @@ export function cardPage(c: StoredCard): string {
     : "Historical 0.1 card: never signed, and never signed retroactively. Its identifier and content hash can be checked.";
   const body = html`<p class="note"><a href="/">← Registry</a></p>
 <h1><span class="mono">${c.card_id}</span></h1>
-<p>${badge(c.evidence_status)} <span class="note">${status}</span></p>
+<p>${verdictBadge(b.verdict)} ${badge(c.evidence_status)} <span class="note">${status}</span></p>
 
 <h2 id="identity">Identity: four layers, never merged</h2>
 <ol class="layers" aria-labelledby="identity">
@@ -240,10 +273,21 @@ ${
 nor the provider, and is never merged with the declared host or the assurance.</p>
 </div>
 
+<h2>Outcome</h2>
+<dl class="facts outcome">${outcome.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+
 <h2>Attempt</h2>
 <dl class="facts">${facts
-    .filter(([, v]) => v !== undefined && v !== null && v !== "")
-    .map(([k, v]) => html`<dt>${k}</dt><dd>${show(v)}</dd>`)}</dl>
+    .filter(([k, v]) => k !== "Verdict" && v !== undefined && v !== null && v !== "")
+    .map(([k, v]) => html`<dt>${k}</dt><dd>${DATES.has(k) ? when(v) : show(v)}</dd>`)}</dl>
+
+${
+  native
+    ? html`<h2 id="timeline">Timeline</h2>
+<p class="note">From the public replay: every accepted call in order, time from entry. Values the replay keeps private are shown as their short hash.</p>
+${timeline(replay)}`
+    : ""
+}
 
 <h2>Verify</h2>
 <ul class="links">
@@ -258,38 +302,46 @@ the declared model, nor the product, nor the declared host, nor any general perf
 
 // ------------------------------------------------------------------ codex
 
+function outcomesLine(o: Record<string, number>): Html {
+  return html`<span class="outcomes">${OUTCOMES.map(
+    (k, i) => html`${i > 0 ? " · " : ""}<span title="${VERDICT_MEANING[k] ?? ""}">${String(o[k] ?? 0)} ${k}</span>`,
+  )}</span>`;
+}
+
 export function codexPage(codex: Codex): string {
-  const cols = codex.suites.flatMap((s) => codex.channels.map((ch) => ({ suite: s, channel: ch })));
-  const head1 = codex.suites.map(
-    (s) =>
-      html`<th scope="colgroup" colspan="${String(codex.channels.length)}">${s.id} <span class="note">gen ${s.generation}</span></th>`,
+  // Only the (suite, channel) columns that hold a card somewhere: the others are "not measured"
+  // for every subject and would push the table past a laptop's width.
+  const all = codex.suites.flatMap((s) => codex.channels.map((ch) => ({ suite: s, channel: ch })));
+  const used = all.filter(({ suite, channel }) => codex.rows.some((r) => r.cells[`${suite.id}|${channel}`]));
+  const cols = used.length > 0 ? used : all.filter((c) => c.channel === "mcp_session");
+  const unused = all.filter((c) => !cols.includes(c)).map((c) => `${c.suite.id} × ${c.channel}`);
+  const head = cols.map(
+    (c) => html`<th scope="col">${c.suite.id} <span class="note">gen ${c.suite.generation} · ${c.channel}</span></th>`,
   );
-  const head2 = cols.map((c) => html`<th scope="col">${c.channel}</th>`);
   const rows = codex.rows.map((r) => {
     const cells = cols.map(({ suite, channel }) => {
       const cell = r.cells[`${suite.id}|${channel}`];
       if (!cell) return html`<td class="empty">${codex.empty_cell}</td>`;
-      return html`<td><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong>${cell.keys.map(
+      return html`<td><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong> · ${String(cell.distinct_seeds)} distinct seed${cell.distinct_seeds === 1 ? "" : "s"}<br>${outcomesLine(cell.outcomes)}${cell.keys.map(
         (k) =>
-          html`<br>${k.level ?? "—"} · ${String(k.distinct_seeds)} distinct seed${k.distinct_seeds === 1 ? "" : "s"} <span class="note">(${k.parameters.toolset_id}, gen ${k.suite_generation})</span>`,
+          html`<br><span class="level">${k.level ?? "—"}</span> <span class="note">${String(k.distinct_seeds)} seed${k.distinct_seeds === 1 ? "" : "s"} · ${k.parameters.toolset_id}, gen ${k.suite_generation}</span>`,
       )}</td>`;
     });
     return html`<tr>
-<th scope="row">${r.subject.declared_model}</th><td>${r.subject.product}</td><td>${r.subject.declared_host}</td><td>${r.subject.assurance}</td>
+<th scope="row">${r.subject.declared_model}<span class="note sub">${r.subject.product}</span></th><td>${r.subject.declared_host}<span class="note sub">${r.subject.assurance}</span></td>
 ${cells}
 </tr>`;
   });
   const body = html`<h1>The Codex</h1>
 <p class="lede">Coverage and evidence debt, not a grade. Rows are subjects as declared (four identity layers), in name
-order; columns are suites × channels. Evidence levels count distinct seeds per comparison key: 1–2 exploratory,
-3–4 provisional, 5 or more confirmed; a repeated seed never raises a level. Levels compare only at equivalent suite,
-subject version, channel and parameters. An empty cell means not measured. Native 0.2 cards only.
-JSON: <a href="/codex.json">/codex.json</a>.</p>
-<div class="table-wrap"><table>
-<caption>${codex.rows.length === 0 ? "No subject measured yet." : `${codex.rows.length} subject(s), in name order.`}</caption>
+order; columns are suites × channels. A cell counts the cards that verify (signature checked) of attempts that took at
+least one action, with their distinct seeds and outcomes (${VERDICT_NAMES.slice(0, 4).join(", ")}); no outcome ranks
+above another. Evidence levels count distinct seeds per comparison key: 1–2 exploratory, 3–4 provisional, 5 or more
+confirmed; a repeated seed never raises a level. An empty cell means not measured. JSON: <a href="/codex.json">/codex.json</a>.</p>
+<div class="table-wrap"><table class="codex">
+<caption>${codex.rows.length === 0 ? "No subject measured yet." : `${codex.rows.length} subject(s), in name order.`}${unused.length > 0 ? ` Not measured for anyone: ${unused.join(", ")}.` : ""}</caption>
 <thead>
-<tr><th scope="col" rowspan="2">Declared model</th><th scope="col" rowspan="2">Product</th><th scope="col" rowspan="2">Declared host</th><th scope="col" rowspan="2">Assurance</th>${head1}</tr>
-<tr>${head2}</tr>
+<tr><th scope="col">Declared model <span class="note">/ product</span></th><th scope="col">Declared host <span class="note">/ assurance</span></th>${head}</tr>
 </thead>
 <tbody>${rows}</tbody>
 </table></div>`;

@@ -53,6 +53,7 @@ const ASSETS = new Map<string, { type: string; body: Buffer }>(
       ["jcs.js", "text/javascript; charset=utf-8"],
       ["verify-proof.js", "text/javascript; charset=utf-8"],
       ["verify-page.js", "text/javascript; charset=utf-8"],
+      ["favicon.svg", "image/svg+xml"],
     ] as const
   ).map(([name, type]) => [name, { type, body: readFileSync(new URL(`assets/${name}`, import.meta.url)) }] as const),
 );
@@ -135,7 +136,8 @@ async function card(ctx: Ctx, id: string, negotiate: boolean): Promise<Response>
   const stored = await ctx.registry.get(id);
   if (!stored) return notFound(ctx, id, html);
   if (html) {
-    return send(ctx.c, { body: cardPage(stored), type: HTML_TYPE, cache: "short", headers: vary });
+    const replay = isNative(stored) ? await ctx.registry.replay(id) : null;
+    return send(ctx.c, { body: cardPage(stored, replay), type: HTML_TYPE, cache: "short", headers: vary });
   }
   return sendJson(ctx.c, null, cardCache(stored), {
     text: cardBytes(stored),

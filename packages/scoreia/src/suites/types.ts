@@ -89,7 +89,8 @@ export interface SuiteManifest {
   stages: Array<{ name: string; op: ActionOp; rule: string }>;
   /** How the attempt is judged: the verdict and the counted quantities. */
   scoring: {
-    verdicts: string[];
+    /** Every verdict a card of this suite may record, with its meaning (suites/verdicts.ts). */
+    verdicts: Array<{ verdict: string; when: string }>;
     counted: string[];
     hint_cost: string;
     rule: string;

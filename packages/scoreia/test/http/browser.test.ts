@@ -292,16 +292,19 @@ describe("pages for people, in Chromium", () => {
     const page = await open("/");
     await expect.poll(() => page.locator(`a[href="/cards/${s.cards.xss}"]`).count()).toBe(1);
     const text = await page.locator("main").textContent();
-    expect(text).toContain(s.cards.chrono);
+    expect(await page.locator(`a[href="/cards/${s.cards.chrono}"]`).getAttribute("title")).toBe(s.cards.chrono);
     expect(text).toContain(XSS.model_claim);
     expect(await page.evaluate("typeof window.__xss")).toBe("undefined");
     expect(await page.locator("#xss").count()).toBe(0);
+    // the filters are folded away until opened (or until one is set)
+    expect(await page.locator("#f-suite").isVisible()).toBe(false);
+    await page.click("details.filters > summary");
     await page.selectOption("#f-suite", "chambre-atelier-v0");
     await page.click("form.filters button[type=submit]");
     await page.waitForURL(/suite=chambre-atelier-v0/);
     const rows = await page.locator("tbody tr").count();
     expect(rows).toBe(1);
-    expect(await page.locator("tbody").textContent()).toContain(s.cards.atelier);
+    expect(await page.locator(`tbody a[href="/cards/${s.cards.atelier}"]`).count()).toBe(1);
     await page.close();
   });
 
@@ -347,6 +350,100 @@ describe("pages for people, in Chromium", () => {
     expect(body).toContain(XSS.model_claim);
     expect(body).toContain("not measured");
     expect(await page.locator("td.empty").count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("every page reads at 1280 px and at 375 px: nothing cut off, nothing scrolls sideways (screenshots in docs/img)", async () => {
+    if (!context) throw new Error(MISSING);
+    const missing: string[] = [];
+    const onResponse = (r: { status(): number; url(): string }) => {
+      const path = new URL(r.url()).pathname;
+      // a page's own resources (stylesheet, scripts, icon); the verify page's 404/409 answers are on purpose
+      if (r.status() === 404 && (path.startsWith("/assets/") || path.startsWith("/favicon"))) missing.push(path);
+    };
+    context.on("response", onResponse);
+    const pages: Array<[string, string]> = [
+      ["registry", "/"],
+      ["card", `/cards/${s.cards.chrono}`],
+      ["codex", "/codex"],
+      ["verify", `/verify?card=${s.cards.chrono}`],
+      ["let-my-ai-in", "/let-my-ai-in"],
+    ];
+    for (const width of [1280, 375]) {
+      for (const [name, path] of pages) {
+        const page = await open(path);
+        await page.setViewportSize({ width, height: 900 });
+        if (name === "verify") expect((await verdictOf(page)).verdict).toBe("valid");
+        const overflow = (await page.evaluate(
+          "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+        )) as number;
+        expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+        // tables fit their box at 1280 px (the Codex's right-hand columns once were cut off)
+        if (width === 1280 || name === "registry") {
+          const cut = (await page
+            .locator(".table-wrap")
+            .evaluateAll((ws) => ws.map((w) => w.scrollWidth - w.clientWidth))) as number[];
+          expect(Math.max(0, ...cut), `${name} table at ${width} px`).toBeLessThanOrEqual(0);
+        }
+        const shot = join(tmpdir(), `${name}-${width}-${process.pid}.png`);
+        await page.screenshot({ path: shot, fullPage: true });
+        if (process.env.SCOREIA_SCREENSHOTS === "1") {
+          copyFileSync(shot, new URL(`../../../../docs/img/${name}-${width}.png`, import.meta.url));
+        }
+        rmSync(shot, { force: true });
+        if (name === "registry" && width === 375) {
+          // on a phone the list comes first: the filters are folded, the first card is on screen
+          expect(await page.locator("#f-model").isVisible()).toBe(false);
+          const top = (await page.locator("tbody tr").first().boundingBox())?.y ?? Number.POSITIVE_INFINITY;
+          expect(top).toBeLessThan(900);
+        }
+        await page.close();
+      }
+    }
+    context.off("response", onResponse);
+    // the favicon is served: no page asked for anything that is not there
+    expect(missing).toEqual([]);
+    expect((await s.get("/assets/favicon.svg")).headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  it("the registry shows verdict, actions, hints and wrong submissions with readable dates", async () => {
+    const page = await open("/");
+    const head = await page.locator("table.cards thead").textContent();
+    for (const col of ["Verdict", "Actions", "Hints", "Wrong", "Stages"]) expect(head).toContain(col);
+    const row = page.locator("tbody tr").first();
+    expect(await row.locator("time").first().textContent()).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
+    expect(await row.locator("time").first().getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(await row.locator(".badge").first().textContent()).toMatch(
+      /^(solved|failed|exhausted|abandoned|expired|quarantined)$/,
+    );
+    await page.close();
+  });
+
+  it("a card page shows wrong submissions, duration, stages cleared and a timeline from the public replay", async () => {
+    const page = await open(`/cards/${s.cards.chrono}`);
+    const outcome = await page.locator("dl.outcome").textContent();
+    for (const k of ["Verdict", "Actions used", "Hints used", "Wrong submissions", "Stages cleared", "Duration"]) {
+      expect(outcome).toContain(k);
+    }
+    const replay = (await (await s.get(`/replays/public/${s.cards.chrono}.json`)).json()) as {
+      events: Array<{ kind: string }>;
+    };
+    const kinds = await page
+      .locator("ol.timeline > li")
+      .evaluateAll((ls) => ls.map((l) => l.getAttribute("data-kind")));
+    expect(kinds).toEqual(replay.events.map((e) => e.kind));
+    expect(await page.locator("ol.timeline").textContent()).toContain("look");
+    await page.close();
+  });
+
+  it("the verify page's Valid says what the card records, so a valid failure card does not read as a pass", async () => {
+    const page = await open(`/verify?card=${s.cards.chrono}`);
+    const r = await verdictOf(page);
+    const card = (await (await s.get(`/cards/${s.cards.chrono}.json`)).json()) as Record<string, never>;
+    expect(r.verdict).toBe("valid");
+    expect(r.text).toContain(`records verdict ${card.verdict} on chambre-chrono-v0`);
+    expect(r.text).toContain("not that the attempt passed");
+    expect(await page.locator("#facts").textContent()).toContain("Declared identity");
     await page.close();
   });
 

@@ -84,7 +84,7 @@ export async function site(dialect: DialectName): Promise<Site> {
   const chrono = await seal({ seed: "seed-a" }, 2);
   const atelier = await seal({ suite: "chambre-atelier-v0", model_claim: "claude-x", host: "zed", seed: "seed-b" });
   await seal({ seed: "seed-c", participation_class: "sponsored" }, 0);
-  const xss = await seal(XSS, 0);
+  const xss = await seal(XSS, 1);
   // Two cards in the same millisecond: the cursor's tie-break on card_id is exercised.
   await seal({ seed: "tie-1" }, 0);
   signed.push((await sealed(h, { seed: "tie-2" }, 0)).card_id);

@@ -125,7 +125,22 @@ async function run(bundle) {
   if (bundle?.signature?.key_id) facts.push(["Key id", String(bundle.signature.key_id)]);
   if (bundle?.signature?.signed_at) facts.push(["Signed at", String(bundle.signature.signed_at)]);
   facts.push(["Verified by", "this browser (RFC 8785 in JS, SHA-256 and Ed25519 by WebCrypto)"]);
-  show(result.verdict, result.message.replace(/^(valid|invalid|unknown key): /, ""), steps, facts);
+  // "Valid" means issued and unaltered, not passed: say what the card records (issue 16 §5).
+  const card = bundle?.card ?? {};
+  const id = card.identity ?? {};
+  const records =
+    result.verdict === "valid"
+      ? `${result.card_id}: the card records verdict ${card.verdict} on ${card.suite?.id}, for declared model ${id.declared_model} ` +
+        `(product ${id.product}, declared host ${id.declared_host}, ${id.assurance}). Valid means ScoreIA issued it unaltered, not that the attempt passed.`
+      : null;
+  if (records) {
+    facts.unshift(
+      ["Card verdict", String(card.verdict)],
+      ["Suite", `${card.suite?.id} (generation ${card.suite?.generation})`],
+      ["Declared identity", `${id.declared_model} · ${id.product} · ${id.declared_host} · ${id.assurance}`],
+    );
+  }
+  show(result.verdict, records ?? result.message.replace(/^(valid|invalid|unknown key): /, ""), steps, facts);
 }
 
 async function byId(id) {

@@ -12,6 +12,7 @@ import {
 import { generateRoom } from "./generate.ts";
 import { atelierSuite, manifest } from "./index.ts";
 import { solveAtelier } from "./solver.ts";
+import { FORMATS } from "./values.ts";
 
 const SEEDS = Array.from({ length: 1000 }, (_, i) => `seed-${i}`);
 const suite = atelierSuite;
@@ -179,6 +180,34 @@ describe("chambre-atelier-v0", () => {
       hints_used: 3,
       wrong_submissions: 1,
     });
+  });
+
+  it("every stage that opens a submit op restates its value format; look shows the hints left", () => {
+    const seed = "seed-7";
+    const right = answers(seed);
+    let state = suite.init(seed);
+    const look = () => {
+      const out = suite.act(seed, state, { op: "look" });
+      if (out.kind !== "ok") throw new Error("look refused");
+      return out.observation;
+    };
+    expect(look().text).toContain(`Value: ${FORMATS.submit_bins}.`);
+    expect(look().data).toMatchObject({ hints_left: 3 });
+    for (const [op, next] of [
+      ["submit_bins", "submit_placement"],
+      ["submit_placement", "submit_order"],
+      ["submit_order", "submit_bolt"],
+    ] as const) {
+      const out = suite.act(seed, state, { op, value: right[op] as string | string[] });
+      if (out.kind !== "ok") throw new Error(`${op} refused`);
+      expect(out.observation.text).toContain(`with ${next}. Value: ${FORMATS[next]}.`);
+      expect(out.observation.data).toMatchObject({ op: next, value_format: FORMATS[next] });
+      state = out.state;
+    }
+    const hinted = suite.act(seed, state, { op: "hint" });
+    if (hinted.kind !== "ok") throw new Error("hint refused");
+    state = hinted.state;
+    expect(look().text).toMatch(/Hints left: \d \(at most 3 per room/);
   });
 
   it("refusals cost nothing and leave the state unchanged", async () => {

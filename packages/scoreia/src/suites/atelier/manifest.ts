@@ -4,6 +4,7 @@
  */
 
 import type { SuiteManifest } from "../types.ts";
+import { VERDICTS } from "../verdicts.ts";
 import { ENGINE, GENERATION, SUITE_ID } from "./model.ts";
 import { MAX_HINTS, MAX_WRONG_PER_STAGE } from "./room.ts";
 import { FORMATS } from "./values.ts";
@@ -90,10 +91,10 @@ export const manifest: SuiteManifest = {
     },
   ],
   scoring: {
-    verdicts: ["solved", "failed"],
+    verdicts: VERDICTS.map((v) => ({ ...v })),
     counted: ["actions_used", "hints_used", "wrong_submissions", "stages_cleared"],
-    hint_cost: `Each hint is recorded on the card and counted against it; at most ${MAX_HINTS} per room.`,
-    rule: `Solved when the bolt slides. A wrong submission costs an action, says it was wrong plus one fact about the submission itself (how many parts are misplaced, or which numbered note it breaks), and never the answer. After ${MAX_WRONG_PER_STAGE} wrong submissions at one stage the mechanism jams and the room has failed. Refused actions (op not allowed now, unknown object, malformed value) cost nothing. Fewer actions, hints and wrong submissions rank higher.`,
+    hint_cost: `Each hint costs one action and is counted in hints_used; at most ${MAX_HINTS} per room. When none is left (for the room or the current stage), hint leaves allowed_ops and is refused at no cost.`,
+    rule: `Solved when the bolt slides. A wrong submission costs an action, says it was wrong plus one fact about the submission itself (how many parts are misplaced, or which numbered note it breaks), and never the answer. After ${MAX_WRONG_PER_STAGE} wrong submissions at one stage the mechanism jams and the room ends: verdict failed. Using all 64 actions unsolved is exhausted; sealing earlier is abandoned. Refused actions (op not allowed now, unknown object, malformed value) cost nothing. The card records actions, hints and wrong submissions as they were: there is no rank.`,
   },
   limits: { max_actions: 64, max_hints: MAX_HINTS },
 };

@@ -6,6 +6,7 @@
  * and change nothing; the lifecycle only counts actions that come back "ok".
  */
 
+import { say } from "../say.ts";
 import type { ActionOp, ActionOutcome, Observation, RoomAction, RoomState, Suite, SuiteManifest } from "../types.ts";
 import { buildRoom, type Room } from "./generate.ts";
 import { ENGINE, GENERATION, orderOk, placeOk, SUITE_ID } from "./model.ts";
@@ -52,10 +53,16 @@ function read(state: RoomState): AtelierState {
 
 const live = (s: AtelierState) => !s.jammed && s.stage < STAGES.length;
 
-function allowed(s: AtelierState): ActionOp[] {
+/** Hints left now: the room's budget, and what the current stage still has to give. */
+function hintsLeft(room: Room, s: AtelierState): number {
+  const stage = (room.hints[s.stage] ?? []).length - s.stage_hints;
+  return Math.max(0, Math.min(MAX_HINTS - s.hints_used, stage));
+}
+
+function allowed(s: AtelierState, room: Room): ActionOp[] {
   if (!live(s)) return [];
   const ops: ActionOp[] = ["look", "inspect"];
-  if (s.hints_used < MAX_HINTS) ops.push("hint");
+  if (hintsLeft(room, s) > 0) ops.push("hint");
   ops.push((STAGES[s.stage] as (typeof STAGES)[number]).op);
   return ops;
 }
@@ -66,7 +73,7 @@ const refuse = (code: "op_not_allowed" | "object_not_available" | "value_format_
 /** The room as `look` shows it (only reachable while the room is live). */
 function describe(room: Room, s: AtelierState): Observation {
   const objects = visibleObjects(room, s.stage);
-  const ops = allowed(s);
+  const ops = allowed(s, room);
   const head =
     "The atelier: a bench with a tray of six parts, three bins (bin-a, bin-b, bin-c) and a workshop manual. A board, a sketch, a blueprint and a bolted door come into play as the work goes on.";
   const st = STAGES[s.stage] as (typeof STAGES)[number];
@@ -75,7 +82,7 @@ function describe(room: Room, s: AtelierState): Observation {
     `Stage ${s.stage + 1} of ${STAGES.length} (${st.name}): ${st.goal}, with ${st.op}.`,
     `Value: ${FORMATS[st.op]}.`,
     `Objects: ${objects.join(", ")}.`,
-    `Inspect an object to read it. Hints left: ${MAX_HINTS - s.hints_used} (each is recorded on the card).`,
+    `Inspect an object to read it. ${say.hintsLeft(hintsLeft(room, s), `at most ${MAX_HINTS} per room, as many per stage as its facts`)}`,
     `Wrong tries left at this stage before it jams: ${MAX_WRONG_PER_STAGE - s.stage_wrong}.`,
   ].join(" ");
   return {
@@ -88,7 +95,7 @@ function describe(room: Room, s: AtelierState): Observation {
       value_format: FORMATS[st.op],
       objects,
       allowed_ops: ops,
-      hints_left: MAX_HINTS - s.hints_used,
+      hints_left: hintsLeft(room, s),
       tries_left: MAX_WRONG_PER_STAGE - s.stage_wrong,
     },
   };
@@ -155,15 +162,18 @@ function judge(room: Room, op: StageOp, value: unknown): Verdict | null {
 function act(seed: string, state: RoomState, action: RoomAction): ActionOutcome {
   const room = buildRoom(seed);
   const s = read(state);
-  if (!live(s)) return refuse("op_not_allowed", "The room has ended; nothing more can be done here. Seal the attempt.");
-  const ops = allowed(s);
+  const ops = allowed(s, room);
   if (!ops.includes(action.op)) {
-    return refuse("op_not_allowed", `${action.op} is not allowed now. Allowed ops: ${ops.join(", ")}.`);
+    if (action.op === "hint" && live(s)) {
+      const where = s.hints_used >= MAX_HINTS ? `in this room (${MAX_HINTS} at most)` : "for this stage";
+      return refuse("op_not_allowed", say.noHintLeft(where, ops));
+    }
+    return refuse("op_not_allowed", say.opNotAllowed(action.op, ops));
   }
   const objects = visibleObjects(room, s.stage);
   const object = action.object?.trim().toLowerCase() || undefined;
   if (object !== undefined && !objects.includes(object)) {
-    return refuse("object_not_available", `No object "${action.object}" here. Objects: ${objects.join(", ")}.`);
+    return refuse("object_not_available", say.noObject(action.object as string, objects));
   }
   const ok: Reply = (next, observation, extra = {}) => ({ kind: "ok", state: { ...next }, observation, ...extra });
 
@@ -171,11 +181,12 @@ function act(seed: string, state: RoomState, action: RoomAction): ActionOutcome 
     case "look":
       return ok(s, object ? surface(room, object) : describe(room, s));
     case "inspect":
-      if (!object) return refuse("object_not_available", `inspect needs an object: one of ${objects.join(", ")}.`);
+      if (!object) return refuse("object_not_available", say.inspectNeedsObject(objects));
       // A copy: the room is memoised and shared, and the caller may keep or alter what it gets.
       return ok(s, structuredClone(inspect(room, object)));
     case "hint": {
-      const text = (room.hints[s.stage] ?? [])[s.stage_hints] ?? "No more hints for this stage.";
+      // allowed() offers hint only while the stage has one left
+      const text = (room.hints[s.stage] ?? [])[s.stage_hints] as string;
       const next = { ...s, hints_used: s.hints_used + 1, stage_hints: s.stage_hints + 1 };
       return ok(next, { text: `Hint ${next.hints_used} of ${MAX_HINTS} (recorded on the card): ${text}` });
     }
@@ -207,8 +218,14 @@ function submit(room: Room, s: AtelierState, op: StageOp, value: unknown, ok: Re
     return ok(
       next,
       {
-        text: `Correct: stage ${s.stage + 1} (${stage.name}) is cleared. Stage ${next.stage + 1} of ${STAGES.length} (${up.name}) is open: ${up.goal}, with ${up.op}. New objects: ${fresh.join(", ")}.`,
-        data: { stage: next.stage + 1, stage_name: up.name, op: up.op, new_objects: [...fresh] },
+        text: `Correct: stage ${s.stage + 1} (${stage.name}) is cleared. Stage ${next.stage + 1} of ${STAGES.length} (${up.name}) is open: ${up.goal}, with ${up.op}. Value: ${FORMATS[up.op]}. New objects: ${fresh.join(", ")}.`,
+        data: {
+          stage: next.stage + 1,
+          stage_name: up.name,
+          op: up.op,
+          value_format: FORMATS[up.op],
+          new_objects: [...fresh],
+        },
       },
       { correct: true, private: priv },
     );
@@ -237,7 +254,7 @@ export function makeSuite(manifest: SuiteManifest): Suite {
     manifest,
     init: () => ({ stage: 0, hints_used: 0, stage_hints: 0, wrong_submissions: 0, stage_wrong: 0, jammed: false }),
     objects: (seed, state) => visibleObjects(buildRoom(seed), read(state).stage),
-    allowedOps: (_seed, state) => allowed(read(state)),
+    allowedOps: (seed, state) => allowed(read(state), buildRoom(seed)),
     observe: (seed, state, object) => {
       const key = object.trim().toLowerCase();
       return visibleObjects(buildRoom(seed), read(state).stage).includes(key) ? surface(buildRoom(seed), key) : null;

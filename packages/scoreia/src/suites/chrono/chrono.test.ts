@@ -282,13 +282,19 @@ describe("chambre-chrono-v0 protocol", () => {
         .slice(0, 4)
         .forEach((state, stage) => {
           let s = state;
-          for (let k = 0; k < 3; k++) {
+          for (let k = 0; k < 2; k++) {
             const r = chronoSuite.act(seed, s, { op: "hint" });
             if (r.kind !== "ok") throw new Error("hint refused");
             expect(mentions(r.observation.text, answers[stage] ?? "")).toBe(false);
             s = r.state;
           }
-          expect(chronoSuite.tally(s).hints_used).toBe(2); // two per stage; the third says so, uncounted
+          expect(chronoSuite.tally(s).hints_used).toBe(2);
+          // two per stage: a third is refused (costs no action), and hint leaves allowed_ops
+          expect(chronoSuite.allowedOps(seed, s)).not.toContain("hint");
+          const third = chronoSuite.act(seed, s, { op: "hint" });
+          expect(third).toMatchObject({ kind: "refused", code: "op_not_allowed" });
+          if (third.kind === "refused")
+            expect(third.message).toMatch(/^No hint is left for this stage.*Nothing was counted\.$/);
         });
     }
     const seed = "seed-1";

@@ -5,6 +5,8 @@
  * (submit_time) -> drawer dial (submit_number) -> master key (submit_master) -> bolt
  * (submit_bolt). See docs/rooms/chrono.md.
  */
+
+import { say } from "../say.ts";
 import type { ActionOutcome, Observation, RoomAction, RoomState, Suite } from "../types.ts";
 import { manifest } from "./manifest.ts";
 import { hint, inspect, lookRoom, objectIds, surface, task } from "./observe.ts";
@@ -12,12 +14,12 @@ import { type ChronoRoom, formatTime, GENERATION, roomFor, SUITE_ID } from "./ro
 import {
   allowed,
   type ChronoState,
-  HINTS_PER_STAGE,
   hintsUsed,
   initialState,
   isLive,
   isSolved,
   JAM_AFTER,
+  MAX_HINTS,
   readState,
   STAGES_TOTAL,
   toRoomState,
@@ -42,20 +44,22 @@ function act(seed: string, raw: RoomState, action: RoomAction): ActionOutcome {
   const room = roomFor(seed);
   const ops = allowed(s);
   if (!ops.includes(action.op)) {
-    const why = isLive(s) ? `Allowed now: ${ops.join(", ")}.` : "The room is over.";
-    return refuse("op_not_allowed", `${action.op} is not possible now. ${why}`);
+    if (action.op === "hint" && isLive(s)) {
+      const where = hintsUsed(s) >= MAX_HINTS ? `in this attempt (${MAX_HINTS} at most)` : "for this stage";
+      return refuse("op_not_allowed", say.noHintLeft(where, ops));
+    }
+    return refuse("op_not_allowed", say.opNotAllowed(action.op, ops));
   }
   const objects = objectIds(room, s);
   if (action.object !== undefined && !objects.includes(action.object)) {
-    return refuse("object_not_available", `No object "${action.object}" here. Objects: ${objects.join(", ")}.`);
+    return refuse("object_not_available", say.noObject(action.object, objects));
   }
 
   switch (action.op) {
     case "look":
       return ok(s, action.object === undefined ? lookRoom(room, s) : surface(action.object));
     case "inspect":
-      if (action.object === undefined)
-        return refuse("object_not_available", `inspect needs an object: ${objects.join(", ")}.`);
+      if (action.object === undefined) return refuse("object_not_available", say.inspectNeedsObject(objects));
       return ok(s, inspect(room, s, action.object));
     case "hint":
       return giveHint(room, s);
@@ -66,9 +70,9 @@ function act(seed: string, raw: RoomState, action: RoomAction): ActionOutcome {
 
 function giveHint(room: ChronoRoom, s: ChronoState): ActionOutcome {
   const given = s.hints[s.stage] ?? 0;
-  const h = given < HINTS_PER_STAGE ? hint(room, s.stage, given) : null;
-  if (!h)
-    return ok(s, { text: "No further hint for this stage (not counted as a hint).", data: { stage: s.stage + 1 } });
+  const h = hint(room, s.stage, given);
+  // allowed() offers hint only while one is left, so this cannot happen; refusing keeps it free if it did.
+  if (!h) return refuse("op_not_allowed", say.noHintLeft("for this stage", allowed(s)));
   const hints = s.hints.map((n, i) => (i === s.stage ? n + 1 : n));
   return ok({ ...s, hints }, h);
 }

@@ -3,6 +3,7 @@
  * describes the family of rooms (kinds, formats, rules), never any seed's room or answers.
  */
 import type { SuiteManifest } from "../types.ts";
+import { VERDICTS } from "../verdicts.ts";
 import { GENERATION, SUITE_ID } from "./room.ts";
 import { JAM_AFTER, MAX_HINTS } from "./state.ts";
 
@@ -98,14 +99,15 @@ export const manifest: SuiteManifest = {
     },
   ],
   scoring: {
-    verdicts: ["solved", "unsolved"],
+    verdicts: VERDICTS.map((v) => ({ ...v })),
     counted: ["actions_used", "hints_used", "wrong_submissions", "stages_cleared"],
     hint_cost:
-      "Each hint costs one action and is counted in hints_used; asking when the current stage has no hint left costs the action only.",
+      "Each hint costs one action and is counted in hints_used. When the current stage has no hint left, hint leaves allowed_ops and is refused at no cost.",
     rule:
       `Solved when the bolt slides (stage 5 cleared). A wrong submission costs an action and is counted; after ${JAM_AFTER} wrong ` +
-      "submissions at one stage its mechanism jams and the room ends unsolved. Refused actions (op not allowed now, " +
-      "unknown object, malformed value) cost nothing. Fewer actions, hints and wrong submissions are better.",
+      "submissions at one stage its mechanism jams and the room ends: verdict failed. Using all 64 actions unsolved is " +
+      "exhausted; sealing earlier is abandoned. Refused actions (op not allowed now, unknown object, malformed value) " +
+      "cost nothing. The card records actions, hints and wrong submissions as they were: there is no rank.",
   },
   limits: { max_actions: 64, max_hints: MAX_HINTS },
 };

@@ -3,11 +3,13 @@
  * read; `data` carries the same facts for a program. Neither ever states a stage answer; hints
  * state one intermediate step each.
  */
+
+import { plural, say } from "../say.ts";
 import type { Observation } from "../types.ts";
 import { describeFactor, describeFormula, type Factor, type Formula } from "./formula.ts";
 import type { Constraint } from "./keys.ts";
 import { type ChronoRoom, type ClockDef, formatTime, quantity } from "./room.ts";
-import { type ChronoState, HINTS_PER_STAGE, isLive } from "./state.ts";
+import { type ChronoState, HINTS_PER_STAGE, hintsLeft, isLive, MAX_HINTS } from "./state.ts";
 
 const ROMAN = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"];
 
@@ -43,8 +45,14 @@ export function lookRoom(room: ChronoRoom, s: ChronoState): Observation {
     "a rack of keys hangs by a door held by a sliding bolt. Clock readings are what a clock's face showed, not the true time.",
     `Objects: ${objects.join(", ")}.`,
     task(s),
+    ...(isLive(s)
+      ? [say.hintsLeft(hintsLeft(s), `at most ${HINTS_PER_STAGE} per stage, ${MAX_HINTS} per attempt`)]
+      : []),
   ].join(" ");
-  return { text, data: { objects, stage: s.stage + 1, stages_total: TASKS.length, task: task(s) } };
+  return {
+    text,
+    data: { objects, stage: s.stage + 1, stages_total: TASKS.length, task: task(s), hints_left: hintsLeft(s) },
+  };
 }
 
 const SURFACES: Record<string, string> = {
@@ -87,7 +95,7 @@ function inspectLogbook(room: ChronoRoom): Observation {
   const lines = room.entries.map((e, i) =>
     e.kind === "reading"
       ? `${i + 1}. [${e.event}] was noted at ${formatTime(e.reading)} by ${clockName(room, e.clock)}.`
-      : `${i + 1}. [${e.event}] happened ${e.minutes} minutes ${e.relation} [${e.other}].`,
+      : `${i + 1}. [${e.event}] happened ${plural(e.minutes, "minute")} ${e.relation} [${e.other}].`,
   );
   const text = [
     "The logbook, in the clockmaker's hand. Today's events (ids in brackets):",
@@ -108,7 +116,7 @@ function inspectClock(room: ChronoRoom, clock: ClockDef): Observation {
   }
   const minutes = Math.abs(clock.drift - ref.drift);
   const relation = clock.drift > ref.drift ? "ahead of" : "behind";
-  const text = `${article(clock.wood)} ${clock.wood} wall clock (${clock.id}). A card tucked in its frame reads: "Runs ${minutes} minutes ${relation} ${clockName(room, ref.id)}."`;
+  const text = `${article(clock.wood)} ${clock.wood} wall clock (${clock.id}). A card tucked in its frame reads: "Runs ${plural(minutes, "minute")} ${relation} ${clockName(room, ref.id)}."`;
   return {
     text,
     data: { clock: clock.id, compared_with: ref.id, minutes, relation: relation === "ahead of" ? "ahead" : "behind" },
@@ -213,10 +221,10 @@ function hintTexts(room: ChronoRoom, stage: number): string[] {
       const drift = clock?.drift ?? 0;
       const gap = lastTime - (room.trueTime[anchor.event] ?? 0);
       return [
-        `${clockName(room, anchor.clock)} runs ${Math.abs(drift)} minutes ${drift > 0 ? "fast" : "slow"} against true time.`,
+        `${clockName(room, anchor.clock)} runs ${plural(Math.abs(drift), "minute")} ${drift > 0 ? "fast" : "slow"} against true time.`,
         gap === 0
           ? "the last event is itself one of the logbook's clock readings."
-          : `the last event happened ${gap} minutes after the reading of [${anchor.event}].`,
+          : `the last event happened ${plural(gap, "minute")} after the reading of [${anchor.event}].`,
       ];
     }
     case 2:

@@ -9,7 +9,7 @@ export const STAGE_OPS = ["submit_sequence", "submit_time", "submit_number", "su
 export type StageOp = (typeof STAGE_OPS)[number];
 export const STAGES_TOTAL = STAGE_OPS.length;
 
-/** Wrong submissions at one stage before its mechanism jams and the room ends unsolved. */
+/** Wrong submissions at one stage before its mechanism jams and the room ends, verdict failed. */
 export const JAM_AFTER = 3;
 export const MAX_HINTS = 3;
 export const HINTS_PER_STAGE = 2;
@@ -61,11 +61,16 @@ export function isLive(s: ChronoState): boolean {
   return !s.jammed && !isSolved(s);
 }
 
+/** Hints the current stage can still give: at most HINTS_PER_STAGE per stage, MAX_HINTS per attempt. */
+export function hintsLeft(s: ChronoState): number {
+  return Math.max(0, Math.min(HINTS_PER_STAGE - (s.hints[s.stage] ?? 0), MAX_HINTS - hintsUsed(s)));
+}
+
 /** The single source of truth for what act() accepts: allowedOps() and act() both use it. */
 export function allowed(s: ChronoState): ActionOp[] {
   if (!isLive(s)) return [];
   const ops: ActionOp[] = ["look", "inspect"];
-  if (hintsUsed(s) < MAX_HINTS) ops.push("hint");
+  if (hintsLeft(s) > 0) ops.push("hint");
   const op = STAGE_OPS[s.stage];
   if (op) ops.push(op);
   return ops;

@@ -1,0 +1,165 @@
+/**
+ * The Codex (issue 16 §3, §6): counts only cards that verify and attempts that took at least one
+ * action; each cell shows cards, distinct seeds and the four outcomes, never a rank; it is kept
+ * in the transaction that signs a card and equals a full recomputation (every card verified
+ * through every step) after many seals, on both engines.
+ */
+import { DIALECTS } from "kernel/store/testing.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chamberOn } from "../src/app.ts";
+import { type Codex, type CodexCell, OUTCOMES } from "../src/evidence/codex.ts";
+import { canonicalJson } from "../src/evidence/jcs.ts";
+import { CardRegistry } from "../src/evidence/registry.ts";
+import { LocalKeyring, type Signer } from "../src/evidence/signer.ts";
+import { solveChrono } from "../src/suites/chrono/solver.ts";
+import { type Harness, harness, IDENTITY, mcpPort } from "./support/chamber.ts";
+
+describe.each(DIALECTS)("the Codex on %s", (dialect) => {
+  let h: Harness;
+  let reg: CardRegistry;
+  beforeAll(async () => {
+    h = await harness(dialect);
+    reg = new CardRegistry(h.db);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  type Play = "none" | "abandon" | "jam" | "exhaust" | "solve" | "expire";
+
+  /** One attempt played to the given outcome and sealed; returns the seal's answer. */
+  async function play(identity: Record<string, unknown>, how: Play): Promise<Record<string, unknown>> {
+    const e = await h.sc("enter_open_challenge", { ...IDENTITY, ...identity });
+    const handle = e.attempt_handle as string;
+    const act = async (op: string, index: number, value?: unknown, object?: string) =>
+      h.sc("chamber_action", {
+        challenge_handle: handle,
+        op,
+        expected_action_index: index,
+        ...(value === undefined ? {} : { value }),
+        ...(object === undefined ? {} : { object }),
+      });
+    if (how === "abandon" || how === "expire") expect((await act("look", 0)).ok).toBe(true);
+    if (how === "jam") {
+      // three well-formed wrong orders (rotations of the logbook's; the true order is never one of them here)
+      const log = await act("inspect", 0, undefined, "logbook");
+      const ids = ((log.observation as { data: { events: Array<{ id: string }> } }).data.events ?? []).map((x) => x.id);
+      let wrong = 0;
+      for (let r = 1; wrong < 3; r++) {
+        const order = [...ids.slice(r), ...ids.slice(0, r)];
+        const out = await act("submit_sequence", r, order);
+        expect(out.result, JSON.stringify(out)).toBe("wrong");
+        wrong++;
+      }
+    }
+    if (how === "exhaust") for (let i = 0; i < 64; i++) expect((await act("look", i)).ok).toBe(true);
+    if (how === "solve") await solveChrono(mcpPort((n, a) => h.sc(n, a), e));
+    if (how === "expire") h.clock.advance(7201 * 1000);
+    const s = await h.sc("seal_attempt", { challenge_handle: handle });
+    expect(s.ok, JSON.stringify(s)).toBe(true);
+    return s;
+  }
+
+  const cellOf = (codex: Codex, model: string, host = "cursor"): CodexCell | undefined =>
+    codex.rows.find((r) => r.subject.declared_model === model && r.subject.declared_host === host)?.cells[
+      "chambre-chrono-v0|mcp_session"
+    ];
+
+  it("counts verified cards with at least one action: cards, distinct seeds, four outcomes, no rank", async () => {
+    const who = { model_claim: `codex-a-${dialect}`, product: "codex-a" };
+    // five zero-action seals under one identity once made a subject `confirmed`: now they are nothing
+    for (let i = 0; i < 5; i++) expect((await play({ ...who, seed: `zero-${i}` }, "none")).verdict).toBe("abandoned");
+    expect(cellOf(await reg.codex(), who.model_claim)).toBeUndefined();
+    expect((await play({ ...who, seed: "late" }, "expire")).verdict).toBe("expired");
+    expect(cellOf(await reg.codex(), who.model_claim)).toBeUndefined();
+
+    const verdicts = [];
+    verdicts.push((await play({ ...who, seed: "s1" }, "abandon")).verdict);
+    verdicts.push((await play({ ...who, seed: "s1" }, "jam")).verdict);
+    verdicts.push((await play({ ...who, seed: "s2" }, "exhaust")).verdict);
+    verdicts.push((await play({ ...who, seed: "s3" }, "solve")).verdict);
+    expect(verdicts).toEqual(["abandoned", "failed", "exhausted", "solved"]);
+    const cell = cellOf(await reg.codex(), who.model_claim);
+    expect(cell).toMatchObject({
+      cards: 4,
+      distinct_seeds: 3,
+      outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },
+    });
+    expect(cell?.keys).toEqual([
+      {
+        parameters: { toolset_id: "scoreia-chamber-tools/0.3.2" },
+        suite_generation: "001",
+        cards: 4,
+        distinct_seeds: 3,
+        outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },
+        level: "provisional",
+      },
+    ]);
+    const codex = await reg.codex();
+    expect(codex.outcomes).toEqual([...OUTCOMES]);
+    // no member of the document ranks or scores anything
+    expect(canonicalJson(codex)).not.toMatch(/"[a-z_]*(?:rank|score)[a-z_]*":/i);
+  });
+
+  it("a card whose signature does not verify is not counted, and a rebuild drops a card altered in storage", async () => {
+    const who = { model_claim: `codex-b-${dialect}`, product: "codex-b" };
+    const keyring = LocalKeyring.ephemeral(h.clock);
+    // A signer whose signatures are wrong (one bit flipped): the card is stored but never verifies.
+    const forger: Signer = {
+      publicKeys: () => keyring.publicKeys(),
+      async signCard(hash) {
+        const sig = await keyring.signCard(hash);
+        const raw = Buffer.from(sig.sig, "base64url");
+        raw[0] = (raw[0] as number) ^ 1;
+        return { ...sig, sig: raw.toString("base64url") };
+      },
+      signTreeHead: (size, root) => keyring.signTreeHead(size, root),
+    };
+    const bad = chamberOn(h.db, { clock: h.clock, signer: forger });
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await bad.mcp.registry.call(name, args, { mcpSession: "forger" })).structuredContent as Record<string, unknown>;
+    const e = await call("enter_open_challenge", { ...IDENTITY, ...who, seed: "forged" });
+    await call("chamber_action", { challenge_handle: e.attempt_handle, op: "look" });
+    const s = await call("seal_attempt", { challenge_handle: e.attempt_handle });
+    expect(s.evidence_status).toBe("signed");
+    expect((await reg.verify(s.card_id as string))?.verdict).toBe("invalid");
+    expect(cellOf(await reg.codex(), who.model_claim)).toBeUndefined();
+
+    // A good card, then its stored body altered: the maintained Codex counted it when it verified;
+    // the full recomputation (and so rebuildCodex) no longer does.
+    const good = await play({ ...who, seed: "good" }, "abandon");
+    expect(cellOf(await reg.codex(), who.model_claim)?.cards).toBe(1);
+    const row = await h.db.db
+      .selectFrom("chamber_cards")
+      .select("body_json")
+      .where("card_id", "=", good.card_id as string)
+      .executeTakeFirstOrThrow();
+    await h.db.db
+      .updateTable("chamber_cards")
+      .set({ body_json: row.body_json.replace('"abandoned"', '"solved"') })
+      .where("card_id", "=", good.card_id as string)
+      .execute();
+    expect(cellOf(await reg.recomputedCodex(), who.model_claim)).toBeUndefined();
+    await reg.rebuildCodex();
+    expect(cellOf(await reg.codex(), who.model_claim)).toBeUndefined();
+    expect(await reg.codex()).toEqual(await reg.recomputedCodex());
+  });
+
+  it("equals a full recomputation after many seals", async () => {
+    const plays: Play[] = ["abandon", "none", "jam", "abandon", "solve", "abandon", "expire", "jam"];
+    for (let i = 0; i < 24; i++) {
+      const who = {
+        model_claim: `codex-many-${i % 3}`,
+        product: `p${i % 2}`,
+        host: i % 4 === 0 ? "zed" : "cursor",
+        seed: `m-${i % 5}`,
+        ...(i % 6 === 5 ? { suite: "chambre-atelier-v0" } : {}),
+      };
+      const how = plays[i % plays.length] as Play;
+      await play(who, who.suite && (how === "solve" || how === "jam") ? "abandon" : how);
+    }
+    const maintained = await reg.codex();
+    expect(maintained.rows.length).toBeGreaterThan(6);
+    expect(maintained).toEqual(await reg.recomputedCodex());
+  });
+});
