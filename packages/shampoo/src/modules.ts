@@ -18,6 +18,6 @@ export const MODULES: readonly Module[] = [
   graphModule,
   linksModule,
   sessionsModule,
-  reflectionModule,
   governanceModule,
+  reflectionModule,
 ];
