@@ -1184,6 +1184,28 @@ describe("step 9 log and duplicate members (§1.1, §15)", () => {
     both(pair, "log_inclusion_invalid", trusted);
   });
 
+  it("item 8: the first card's head is a prefix of the current head (consistency proof)", async () => {
+    const b = clone(fixtures[0]!.bundle); // logged first, its head of size 1
+    const current = (await reg.log.head())!;
+    expect(current.tree_size).toBeGreaterThan(b.log.tree_head.tree_size);
+    const consistency = await reg.log.consistency(b.log.tree_head.tree_size, current.tree_size);
+    const check = (latest: J, code: string | null) => {
+      const r = verify(b, keysDoc, KNOWN_TOOLSETS, latest);
+      const ours = verifyProof(b, keysDoc.keys, KNOWN_TOOLSETS, { latestHead: latest });
+      expect(r.code ?? null).toBe(code);
+      expect(ours.code ?? null).toBe(code);
+      if (code === null) expect(r.steps.at(-1)).toEqual(ours.steps.at(-1));
+    };
+    check({ tree_head: current, consistency }, null);
+    check({ tree_head: current, consistency: [] }, "log_inconsistent");
+    check(
+      { tree_head: current, consistency: consistency.map((h: string) => `sha256:${"9".repeat(64)}${h.slice(71)}`) },
+      "log_inconsistent",
+    );
+    check({ tree_head: { ...current, root_hash: `sha256:${"a".repeat(64)}` }, consistency }, "log_inconsistent");
+    check({ tree_head: b.log.tree_head, consistency: [] }, null); // the same head
+  });
+
   it("a card logged long after it was signed (backdated) is refused", () => {
     const k = testKey();
     const b = resign(last(), k);

@@ -306,6 +306,42 @@ export function inclusionHolds(index, size, leafHash, path, root) {
   return sn === 0 && r.equals(root);
 }
 
+/**
+ * RFC 9162 §2.1.4.2, step by step: is the tree (size1, root1) a prefix of (size2, root2)? Equal
+ * sizes need an empty proof and equal roots; a proof from the empty tree proves nothing.
+ */
+export function consistencyHolds(size1, size2, path, root1, root2) {
+  if (!isCount(size1) || !isCount(size2) || size1 < 1 || size2 < size1) return false;
+  if (size1 === size2) return path.length === 0 && root1.equals(root2);
+  if (path.length === 0) return false;
+  // 2. If first is an exact power of 2, prepend first_hash to the path.
+  const p = (size1 & (size1 - 1)) === 0 ? [root1, ...path] : path;
+  let fn = size1 - 1;
+  let sn = size2 - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = p[0];
+  let sr = p[0];
+  for (const c of p.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = merkleNode(c, fr);
+      sr = merkleNode(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = merkleNode(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && fr.equals(root1) && sr.equals(root2);
+}
+
 /** §15.3: why a signed tree head fails against the trusted records, or null when it holds. */
 function treeHeadProblem(head, records) {
   if (!isJsonObject(head) || !sameNames(head, HEAD_MEMBERS) || head.type !== HEAD_TYPE) return "members/type";
@@ -326,7 +362,7 @@ function treeHeadProblem(head, records) {
 }
 
 /** §15.5 step 9; returns the leaf index when every check holds. */
-function verifyLogStep(bundle, C, keysDocument) {
+function verifyLogStep(bundle, C, keysDocument, latest) {
   const step = "log";
   if (!hasOwn(bundle, "log")) fail(step, "log_missing");
   const log = bundle.log;
@@ -353,6 +389,26 @@ function verifyLogStep(bundle, C, keysDocument) {
   if (!inclusionHolds(index, head.tree_size, logLeafHash(leaf), path, hashBytes(head.root_hash))) {
     fail(step, "log_inclusion_invalid");
   }
+  // item 8: with a newer trusted head, the bundle's head must be a prefix of it
+  if (latest !== undefined) {
+    const newer = get(latest, "tree_head");
+    const why = treeHeadProblem(newer, trustedRecords(keysDocument));
+    if (why) fail(step, "log_inconsistent", `newer head: ${why}`);
+    const proof = get(latest, "consistency");
+    if (
+      !Array.isArray(proof) ||
+      !proof.every(isHash) ||
+      !consistencyHolds(
+        head.tree_size,
+        newer.tree_size,
+        proof.map(hashBytes),
+        hashBytes(head.root_hash),
+        hashBytes(newer.root_hash),
+      )
+    ) {
+      fail(step, "log_inconsistent");
+    }
+  }
   return index;
 }
 
@@ -362,7 +418,7 @@ function trustedRecords(keysDocument) {
   return Array.isArray(keys) ? keys : [];
 }
 
-function run(bundle, keysDocument, knownToolsets, steps) {
+function run(bundle, keysDocument, knownToolsets, steps, latest) {
   // Step 1 — shape
   if (!isJsonObject(bundle) || !(sameNames(bundle, BUNDLE_MEMBERS) || sameNames(bundle, BUNDLE_MEMBERS_LOG)))
     fail("shape", "proof_malformed", "members");
@@ -501,20 +557,22 @@ function run(bundle, keysDocument, knownToolsets, steps) {
   steps.push({ step: "policy", ok: true });
 
   // Step 9 — log (§15.5)
-  const index = verifyLogStep(bundle, C, keysDocument);
-  steps.push({ step: "log", ok: true, detail: `leaf ${index} of ${bundle.log.tree_head.tree_size}` });
+  const index = verifyLogStep(bundle, C, keysDocument, latest);
+  const consistent = latest === undefined ? "" : ", consistent with the current head";
+  steps.push({ step: "log", ok: true, detail: `leaf ${index} of ${bundle.log.tree_head.tree_size}${consistent}` });
 }
 
 /**
  * §8.2: verify a parsed proof bundle against a trusted keys document `{keys: [...]}`.
  * Returns `{verdict: "valid"}` or `{verdict: "unknown_key" | "invalid", code, step}` (plus the
  * passing `steps` and the failure `detail` for diagnostics). `knownToolsets` defaults to the §3
- * table; pass `null` to skip the toolset check.
+ * table; pass `null` to skip the toolset check. `latest` = `{tree_head, consistency}`: a newer
+ * trusted tree head and the consistency proof to it (§15.5 item 8).
  */
-export function verify(bundle, keysDocument, knownToolsets = KNOWN_TOOLSETS) {
+export function verify(bundle, keysDocument, knownToolsets = KNOWN_TOOLSETS, latest = undefined) {
   const steps = [];
   try {
-    run(bundle, keysDocument, knownToolsets, steps);
+    run(bundle, keysDocument, knownToolsets, steps, latest);
   } catch (e) {
     if (!(e instanceof Fail)) throw e;
     return {
