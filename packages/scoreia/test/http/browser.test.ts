@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, sha256Tagged } from "../../src/evidence/jcs.ts";
 import { CardRegistry } from "../../src/evidence/registry.ts";
 import { keyIdOf, rawPublicKey, statementBytes } from "../../src/evidence/signer.ts";
+import { parseStrictJson } from "../../src/evidence/strict-json.ts";
 import { type ProofBundle, verifyProof } from "../../src/evidence/verify.ts";
 import { type Site, site, XSS } from "./support.ts";
 
@@ -136,8 +137,14 @@ describe("Verify a proof, in Chromium", () => {
       ["replay", "true"],
       ["manifest", "true"],
       ["policy", "true"],
+      ["log", "true"],
     ]);
+    expect(r.text).toBeTruthy();
+    expect(await page.locator('#steps li[data-step="log"] .detail').textContent()).toMatch(
+      /^leaf \d+ of \d+, consistent with the current head$/,
+    );
     expect(requested).toContain(`/proofs/${s.cards.chrono}.json`);
+    expect(requested).toContain("/log/tree-head.json");
     expect(requested).toContain("/.well-known/scoreia-keys.json");
     expect(requested.some((p) => p.startsWith("/verify/"))).toBe(false);
     mkdirSync(new URL(".", SCREENSHOT), { recursive: true });
@@ -262,7 +269,24 @@ describe("Verify a proof, in Chromium", () => {
       ["replay other card", mutate((p) => (p.replay.card_id = s.cards.atelier))],
       ["manifest", mutate((p) => (p.manifest.generation = "999"))],
       ["not an object", mutate((p) => (p.card = [1]))],
+      // step 9, the transparency log (§15.5)
+      ["log missing", mutate((p) => delete p.log)],
+      ["log extra field", mutate((p) => (p.log.extra = 1))],
+      ["log index not an integer", mutate((p) => (p.log.index = "0"))],
+      ["log leaf other card hash", mutate((p) => (p.log.leaf.card_hash = `sha256:${"2".repeat(64)}`))],
+      ["log leaf logged_at malformed", mutate((p) => (p.log.leaf.logged_at = "2026-01-01T00:00:00Z"))],
+      [
+        "log leaf logged late",
+        mutate((p) => (p.log.leaf.logged_at = new Date(Date.parse(p.signature.signed_at) + 300_001).toISOString())),
+      ],
+      ["log inclusion flipped", mutate((p) => (p.log.inclusion[0] = `sha256:${"3".repeat(64)}`))],
+      ["log inclusion extended", mutate((p) => p.log.inclusion.push(`sha256:${"4".repeat(64)}`))],
+      ["log index moved", mutate((p) => (p.log.index += 1))],
+      ["log root changed", mutate((p) => (p.log.tree_head.root_hash = `sha256:${"5".repeat(64)}`))],
+      ["log head sig flipped", mutate((p) => (p.log.tree_head.sig = `A${p.log.tree_head.sig.slice(1)}`))],
+      ["log head unknown key", mutate((p) => (p.log.tree_head.key_id = "ed25519-0000000000000000"))],
     ];
+    expect((proof as Json).log.inclusion.length, "the chrono card's audit path is not empty").toBeGreaterThan(0);
     const page = await open("/verify");
     const browser = (await page.evaluate(
       inPage(
@@ -283,6 +307,93 @@ describe("Verify a proof, in Chromium", () => {
     });
     expect(browser[0]?.[0]).toBe("valid");
     expect(browser[5]?.[0]).toBe("valid");
+    expect(new Set(browser.slice(15).map((b) => b[1]))).toEqual(
+      new Set([
+        "log_missing",
+        "log_malformed",
+        "log_mismatch",
+        "log_time_mismatch",
+        "log_inclusion_invalid",
+        "tree_head_invalid",
+      ]),
+    );
+    await page.close();
+  });
+
+  it("checks the consistency proof to the log's current head, as the server's verifier does", async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: mutations reach into arbitrary JSON on purpose
+    type Json = any;
+    const proof = (await proofOf(s.cards.chrono)) as Json;
+    const keys = ((await (await s.get("/.well-known/scoreia-keys.json")).json()) as { keys: never[] }).keys;
+    const head = (await (await s.get("/log/tree-head.json")).json()) as Json;
+    // the inclusion under the smallest tree that holds the card: older than the current head
+    const index = proof.log.index as number;
+    const res = await s.get(`/log/inclusion/${s.cards.chrono}.json?tree_size=${index + 1}`);
+    expect(res.status).toBe(200);
+    const first = (await res.json()) as Json;
+    expect(first.tree_head.tree_size).toBe(index + 1);
+    expect(head.tree_size).toBeGreaterThan(index + 1);
+    const bundle = {
+      ...proof,
+      log: { index: first.index, leaf: first.leaf, tree_head: first.tree_head, inclusion: first.inclusion },
+    };
+    const m = bundle.log.tree_head.tree_size;
+    const c = (await (await s.get(`/log/consistency.json?first=${m}&second=${head.tree_size}`)).json()) as Json;
+    const cases: Array<[string, unknown, unknown]> = [
+      ["consistent", bundle, { tree_head: head, consistency: c.consistency }],
+      [
+        "proof dropped",
+        bundle,
+        { tree_head: head, consistency: head.tree_size > m ? [] : [`sha256:${"6".repeat(64)}`] },
+      ],
+      [
+        "proof altered",
+        bundle,
+        { tree_head: head, consistency: [`sha256:${"7".repeat(64)}`, ...c.consistency.slice(1)] },
+      ],
+      [
+        "newer head forged",
+        bundle,
+        { tree_head: { ...head, root_hash: `sha256:${"8".repeat(64)}` }, consistency: c.consistency },
+      ],
+    ];
+    const page = await open("/verify");
+    const browser = (await page.evaluate(
+      inPage(
+        `const { verifyProof } = await import("/assets/verify-proof.js");
+        const [list, trusted, toolsets] = args;
+        const out = [];
+        for (const [, bundle, latestHead] of list) {
+          const r = await verifyProof(bundle, trusted, toolsets, { latestHead });
+          out.push([r.verdict, r.code ?? null, r.steps.at(-1).detail]);
+        }
+        return out;`,
+        [cases, keys, known],
+      ),
+    )) as Array<[string, string | null, string]>;
+    cases.forEach(([name, b, latestHead], i) => {
+      const server = verifyProof(b, keys, known, { latestHead: latestHead as never });
+      expect(browser[i], name).toEqual([server.verdict, server.code ?? null, server.steps.at(-1)?.detail]);
+    });
+    expect(browser.map((b) => b[1])).toEqual([null, "log_inconsistent", "log_inconsistent", "log_inconsistent"]);
+    await page.close();
+  });
+
+  it("refuses a proof with a duplicated member name, pasted or fetched (§1.1)", async () => {
+    const text = JSON.stringify(await proofOf(s.cards.chrono));
+    const page = await open("/verify");
+    const ok = await pasteAndVerify(page, text);
+    expect(ok.verdict, ok.text).toBe("valid");
+    for (const dup of [
+      text.replace('"verdict":"', '"verdict":"solved","verdict":"'),
+      text.replace('"verdict":"', '"\\u0076erdict":"solved","verdict":"'),
+    ]) {
+      expect(dup).not.toBe(text);
+      const r = await pasteAndVerify(page, dup);
+      expect(r.verdict).toBe("invalid");
+      expect(r.text).toContain("duplicate member name");
+      expect(() => parseStrictJson(dup)).toThrow(/duplicate member name/);
+    }
     await page.close();
   });
 });

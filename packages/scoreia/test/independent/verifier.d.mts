@@ -33,5 +33,17 @@ export function verify(
   bundle: unknown,
   keysDocument: unknown,
   knownToolsets?: Readonly<Record<string, string>> | null,
+  latest?: { tree_head: unknown; consistency: unknown },
 ): VerifyResult;
 export function verifyHistorical(card: unknown): { verdict: string; code?: string };
+export function duplicateMember(text: string): string | null;
+export function verifyText(
+  text: string,
+  keysDocument: unknown,
+  knownToolsets?: Readonly<Record<string, string>> | null,
+): VerifyResult;
+export function merkleLeaf(bytes: Uint8Array): Buffer;
+export function merkleNode(left: Uint8Array, right: Uint8Array): Buffer;
+export function logLeafHash(leaf: unknown): Buffer;
+export function inclusionHolds(index: number, size: number, leafHash: Buffer, path: Buffer[], root: Buffer): boolean;
+export function consistencyHolds(size1: number, size2: number, path: Buffer[], root1: Buffer, root2: Buffer): boolean;

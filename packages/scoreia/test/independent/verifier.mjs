@@ -233,6 +233,8 @@ function ed25519Verify(publicKey32, sig64, message) {
 // §8.2 verification
 
 const BUNDLE_MEMBERS = ["proof_version", "card", "card_hash", "signature", "key", "manifest", "replay"];
+// §8.1: a bundle made since the transparency log (§15) has an eighth member, `log`.
+const BUNDLE_MEMBERS_LOG = [...BUNDLE_MEMBERS, "log"];
 const SIGNATURE_MEMBERS = ["alg", "key_id", "sig", "signed_at", "type"];
 const REPLAY_MEMBERS = ["card_id", "events", "head", "replay_version"];
 const EVENT_MEMBERS = ["action_index", "at", "hash", "kind", "prev", "private", "request", "response", "seq"];
@@ -261,15 +263,165 @@ const fail = (step, code, detail) => {
   throw new Fail(step, code, detail);
 };
 
+// ---------------------------------------------------------------------------------------------
+// §15 transparency log
+
+const LOG_MEMBERS = ["inclusion", "index", "leaf", "tree_head"];
+const LEAF_MEMBERS = ["card_hash", "card_id", "logged_at", "signed_at", "type"];
+const HEAD_MEMBERS = ["key_id", "root_hash", "sig", "timestamp", "tree_size", "type"];
+const LEAF_TYPE = "scoreia.log.leaf/0.2";
+const HEAD_TYPE = "scoreia.log.tree_head/0.2";
+const HASH_RE = /^sha256:[0-9a-f]{64}$/;
+const isHash = (h) => typeof h === "string" && HASH_RE.test(h);
+const hashBytes = (h) => Buffer.from(h.slice("sha256:".length), "hex");
+const isCount = (n) => Number.isSafeInteger(n) && n >= 0;
+
+/** §15.1: RFC 6962 leaf hash SHA-256(00 ‖ bytes) and node hash SHA-256(01 ‖ left ‖ right). */
+export const merkleLeaf = (bytes) => createHash("sha256").update(Buffer.of(0)).update(bytes).digest();
+export const merkleNode = (l, r) => createHash("sha256").update(Buffer.of(1)).update(l).update(r).digest();
+
+/** §15.2: the leaf hash of a log leaf object, over the UTF-8 bytes of its JCS. */
+export const logLeafHash = (leaf) => merkleLeaf(Buffer.from(jcs(leaf), "utf8"));
+
+/** RFC 9162 §2.1.3.2, step by step: does `path` lead leaf `index` of a tree of `size` to `root`? */
+export function inclusionHolds(index, size, leafHash, path, root) {
+  if (!isCount(index) || !isCount(size) || index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leafHash;
+  for (const p of path) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = merkleNode(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = merkleNode(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && r.equals(root);
+}
+
+/**
+ * RFC 9162 §2.1.4.2, step by step: is the tree (size1, root1) a prefix of (size2, root2)? Equal
+ * sizes need an empty proof and equal roots; a proof from the empty tree proves nothing.
+ */
+export function consistencyHolds(size1, size2, path, root1, root2) {
+  if (!isCount(size1) || !isCount(size2) || size1 < 1 || size2 < size1) return false;
+  if (size1 === size2) return path.length === 0 && root1.equals(root2);
+  if (path.length === 0) return false;
+  // 2. If first is an exact power of 2, prepend first_hash to the path.
+  const p = (size1 & (size1 - 1)) === 0 ? [root1, ...path] : path;
+  let fn = size1 - 1;
+  let sn = size2 - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = p[0];
+  let sr = p[0];
+  for (const c of p.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = merkleNode(c, fr);
+      sr = merkleNode(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = merkleNode(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && fr.equals(root1) && sr.equals(root2);
+}
+
+/** §15.3: why a signed tree head fails against the trusted records, or null when it holds. */
+function treeHeadProblem(head, records) {
+  if (!isJsonObject(head) || !sameNames(head, HEAD_MEMBERS) || head.type !== HEAD_TYPE) return "members/type";
+  if (!Number.isSafeInteger(head.tree_size) || head.tree_size < 1 || !isHash(head.root_hash)) return "size/root";
+  const at = instant(head.timestamp);
+  if (at === null) return "timestamp";
+  const K = records.find((r) => isJsonObject(r) && hasOwn(r, "key_id") && r.key_id === head.key_id);
+  const pub = K ? b64urlStrict(K.public_key, 32) : null;
+  if (!pub) return "key not trusted";
+  const nb = instant(K.not_before);
+  const na = K.not_after === null ? null : instant(K.not_after);
+  if (nb === null || (K.not_after !== null && na === null)) return "key window malformed";
+  if (at < nb || (na !== null && at >= na)) return "outside key window";
+  const sig = b64urlStrict(head.sig, 64);
+  const { sig: _sig, ...unsigned } = head;
+  if (!sig || !ed25519Verify(pub, sig, Buffer.from(jcs(unsigned), "utf8"))) return "signature";
+  return null;
+}
+
+/** §15.5 step 9; returns the leaf index when every check holds. */
+function verifyLogStep(bundle, C, keysDocument, latest) {
+  const step = "log";
+  if (!hasOwn(bundle, "log")) fail(step, "log_missing");
+  const log = bundle.log;
+  if (!isJsonObject(log) || !sameNames(log, LOG_MEMBERS)) fail(step, "log_malformed", "log members");
+  const { leaf, index, inclusion, tree_head: head } = log;
+  if (!isJsonObject(leaf) || !sameNames(leaf, LEAF_MEMBERS)) fail(step, "log_malformed", "leaf members");
+  if (!isCount(index) || !Array.isArray(inclusion) || !inclusion.every(isHash)) fail(step, "log_malformed", "index");
+  const { card, signature } = bundle;
+  if (
+    leaf.type !== LEAF_TYPE ||
+    leaf.card_id !== card.card_id ||
+    leaf.card_hash !== C ||
+    leaf.signed_at !== signature.signed_at
+  ) {
+    fail(step, "log_mismatch");
+  }
+  const logged = instant(leaf.logged_at);
+  if (logged === null) fail(step, "log_malformed", "logged_at");
+  if (Math.abs(logged - instant(signature.signed_at)) > CLOCK_SKEW_MS) fail(step, "log_time_mismatch", "logged_at");
+  const problem = treeHeadProblem(head, trustedRecords(keysDocument));
+  if (problem) fail(step, "tree_head_invalid", problem);
+  if (instant(head.timestamp) < logged - CLOCK_SKEW_MS) fail(step, "log_time_mismatch", "tree head before log");
+  const path = inclusion.map(hashBytes);
+  if (!inclusionHolds(index, head.tree_size, logLeafHash(leaf), path, hashBytes(head.root_hash))) {
+    fail(step, "log_inclusion_invalid");
+  }
+  // item 8: with a newer trusted head, the bundle's head must be a prefix of it
+  if (latest !== undefined) {
+    const newer = get(latest, "tree_head");
+    const why = treeHeadProblem(newer, trustedRecords(keysDocument));
+    if (why) fail(step, "log_inconsistent", `newer head: ${why}`);
+    const proof = get(latest, "consistency");
+    if (
+      !Array.isArray(proof) ||
+      !proof.every(isHash) ||
+      !consistencyHolds(
+        head.tree_size,
+        newer.tree_size,
+        proof.map(hashBytes),
+        hashBytes(head.root_hash),
+        hashBytes(newer.root_hash),
+      )
+    ) {
+      fail(step, "log_inconsistent");
+    }
+  }
+  return index;
+}
+
 /** Trusted key records of a keys document (§6.3). A malformed document counts as empty. */
 function trustedRecords(keysDocument) {
   const keys = get(keysDocument, "keys");
   return Array.isArray(keys) ? keys : [];
 }
 
-function run(bundle, keysDocument, knownToolsets, steps) {
+function run(bundle, keysDocument, knownToolsets, steps, latest) {
   // Step 1 — shape
-  if (!isJsonObject(bundle) || !sameNames(bundle, BUNDLE_MEMBERS)) fail("shape", "proof_malformed", "members");
+  if (!isJsonObject(bundle) || !(sameNames(bundle, BUNDLE_MEMBERS) || sameNames(bundle, BUNDLE_MEMBERS_LOG)))
+    fail("shape", "proof_malformed", "members");
   if (bundle.proof_version !== "scoreia-proof/0.2") fail("shape", "proof_malformed", "proof_version");
   for (const m of ["card", "signature", "key", "manifest", "replay"]) {
     if (!isJsonObject(bundle[m])) fail("shape", "proof_malformed", `${m} is not an object`);
@@ -403,18 +555,24 @@ function run(bundle, keysDocument, knownToolsets, steps) {
     }
   }
   steps.push({ step: "policy", ok: true });
+
+  // Step 9 — log (§15.5)
+  const index = verifyLogStep(bundle, C, keysDocument, latest);
+  const consistent = latest === undefined ? "" : ", consistent with the current head";
+  steps.push({ step: "log", ok: true, detail: `leaf ${index} of ${bundle.log.tree_head.tree_size}${consistent}` });
 }
 
 /**
  * §8.2: verify a parsed proof bundle against a trusted keys document `{keys: [...]}`.
  * Returns `{verdict: "valid"}` or `{verdict: "unknown_key" | "invalid", code, step}` (plus the
  * passing `steps` and the failure `detail` for diagnostics). `knownToolsets` defaults to the §3
- * table; pass `null` to skip the toolset check.
+ * table; pass `null` to skip the toolset check. `latest` = `{tree_head, consistency}`: a newer
+ * trusted tree head and the consistency proof to it (§15.5 item 8).
  */
-export function verify(bundle, keysDocument, knownToolsets = KNOWN_TOOLSETS) {
+export function verify(bundle, keysDocument, knownToolsets = KNOWN_TOOLSETS, latest = undefined) {
   const steps = [];
   try {
-    run(bundle, keysDocument, knownToolsets, steps);
+    run(bundle, keysDocument, knownToolsets, steps, latest);
   } catch (e) {
     if (!(e instanceof Fail)) throw e;
     return {
@@ -426,6 +584,57 @@ export function verify(bundle, keysDocument, knownToolsets = KNOWN_TOOLSETS) {
     };
   }
   return { verdict: "valid", steps };
+}
+
+// ---------------------------------------------------------------------------------------------
+// §1.1 duplicate member names
+
+/**
+ * The first member name that occurs twice in one object of the JSON `text` (compared after
+ * unescaping), or null. `text` must be valid JSON (JSON.parse decides first); this scan only
+ * follows strings and nesting.
+ */
+export function duplicateMember(text) {
+  const frames = []; // per open container: Set of names (object) or null (array)
+  let nameNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const top = frames.at(-1);
+      if (nameNext && top) {
+        const name = JSON.parse(text.slice(i, j + 1));
+        if (top.has(name)) return name;
+        top.add(name);
+      }
+      nameNext = false;
+      i = j;
+    } else if (c === "{") {
+      frames.push(new Set());
+      nameNext = true;
+    } else if (c === "[") {
+      frames.push(null);
+      nameNext = false;
+    } else if (c === "}" || c === "]") {
+      frames.pop();
+      nameNext = false;
+    } else if (c === ",") {
+      nameNext = frames.at(-1) instanceof Set;
+    }
+  }
+  return null;
+}
+
+/**
+ * §1.1 + §8.2 on the received text: a document with a duplicated member name is `invalid`
+ * (`duplicate_member`) before any step runs; otherwise the parsed value is verified.
+ */
+export function verifyText(text, keysDocument, knownToolsets = KNOWN_TOOLSETS) {
+  const value = JSON.parse(text);
+  const dup = duplicateMember(text);
+  if (dup !== null) return { verdict: "invalid", code: "duplicate_member", detail: dup, steps: [] };
+  return verify(value, keysDocument, knownToolsets);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * same origin (the proof by card id, the keys, toolset bundles) and never a server verdict.
  * All output goes through textContent: proofs are untrusted input.
  */
+import { parseStrictJson } from "./jcs.js";
 import { toolsetBundleHash, verifyProof } from "./verify-proof.js";
 
 const NATIVE_ID = /^(sia|oly)-[0-9a-f]{32}$/;
@@ -19,6 +20,7 @@ const LABELS = {
   replay: "Public replay hash chain ends at the card's replay head",
   manifest: "Suite manifest hashes to the card's manifest_hash",
   policy: "Policy: version, id, channel, assurance, toolset hash",
+  log: "In the transparency log: inclusion under a signed tree head, consistent with the current head",
 };
 
 const HEADLINES = {
@@ -88,6 +90,40 @@ async function getJson(path) {
   return { status: res.status, body };
 }
 
+/** Like getJson, but refuses a body with a duplicated member name (docs/evidence-0.2.md §1.1). */
+async function getStrictJson(path) {
+  const res = await fetch(path, { headers: { accept: "application/json" }, cache: "no-cache" });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: parseStrictJson(text) };
+  } catch (e) {
+    if (e.code === "duplicate_member") return { status: res.status, body: null, duplicate: e.message };
+    return { status: res.status, body: null };
+  }
+}
+
+/**
+ * The log's current signed head and the consistency proof from the bundle's head to it
+ * (§15.5 item 8, /log/tree-head.json and /log/consistency.json), or null when the server has none.
+ */
+async function latestHead(bundle, fetched) {
+  const size = bundle?.log?.tree_head?.tree_size;
+  if (!Number.isSafeInteger(size) || size < 1) return null;
+  const head = await getStrictJson("/log/tree-head.json");
+  if (head.status !== 200 || !head.body) {
+    fetched.push(`no current tree head (HTTP ${head.status}): consistency not checked`);
+    return null;
+  }
+  const current = head.body.tree_size;
+  let consistency = [];
+  if (Number.isSafeInteger(current) && current > size) {
+    const c = await getStrictJson(`/log/consistency.json?first=${size}&second=${current}`);
+    consistency = c.status === 200 && c.body ? c.body.consistency : null;
+  }
+  fetched.push(`current tree head (size ${String(current)}) and consistency proof from /log/`);
+  return { tree_head: head.body, consistency };
+}
+
 async function run(bundle) {
   if (!globalThis.crypto?.subtle) {
     show("error", "WebCrypto is unavailable here: open this page over https or on localhost");
@@ -114,7 +150,8 @@ async function run(bundle) {
   }
   let result;
   try {
-    result = await verifyProof(bundle, keys.body.keys, known);
+    const latest = await latestHead(bundle, fetched);
+    result = await verifyProof(bundle, keys.body.keys, known, latest ? { latestHead: latest } : {});
   } catch (e) {
     show("error", e.message);
     return;
@@ -153,7 +190,11 @@ async function byId(id) {
     return;
   }
   show("working", "");
-  const proof = await getJson(`/proofs/${id}.json`);
+  const proof = await getStrictJson(`/proofs/${id}.json`);
+  if (proof.duplicate) {
+    show("invalid", proof.duplicate);
+    return;
+  }
   if (proof.status === 200) {
     await run(proof.body);
     return;
@@ -178,9 +219,9 @@ $("form-paste").addEventListener("submit", (ev) => {
   ev.preventDefault();
   let bundle;
   try {
-    bundle = JSON.parse($("proof").value);
+    bundle = parseStrictJson($("proof").value);
   } catch (e) {
-    show("invalid", `the pasted text is not JSON (${e.message})`);
+    show("invalid", e.code === "duplicate_member" ? e.message : `the pasted text is not JSON (${e.message})`);
     return;
   }
   run(bundle).catch((e) => show("error", e.message));

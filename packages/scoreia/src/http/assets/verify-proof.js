@@ -1,7 +1,8 @@
 /**
  * Native 0.2 proof verification in the browser, step for step the server's verifyProof
  * (evidence/verify.ts): shape → canonical form → key → signature → key window → replay chain →
- * manifest → policy; the first failing step decides the verdict. Everything runs here: RFC 8785
+ * manifest → policy → log (evidence/verify-log.ts, docs/evidence-0.2.md §15.5); the first failing
+ * step decides the verdict. Everything runs here: RFC 8785
  * by ./jcs.js, SHA-256 and Ed25519 by WebCrypto. The server is asked for nothing but public
  * inputs (keys, toolset bundles), never for a verdict.
  */
@@ -12,6 +13,12 @@ export const SIGNATURE_TYPE = "scoreia.card.signature/0.2";
 const REPLAY_VERSION = "scoreia-replay/0.2";
 const GENESIS = `sha256:${"0".repeat(64)}`;
 const BUNDLE_KEYS = ["card", "card_hash", "key", "manifest", "proof_version", "replay", "signature"];
+const LOG_KEYS = ["inclusion", "index", "leaf", "tree_head"];
+const LEAF_KEYS = ["card_hash", "card_id", "logged_at", "signed_at", "type"];
+const HEAD_KEYS = ["key_id", "root_hash", "sig", "timestamp", "tree_size", "type"];
+const LEAF_TYPE = "scoreia.log.leaf/0.2";
+const TREE_HEAD_TYPE = "scoreia.log.tree_head/0.2";
+const HASH = /^sha256:[0-9a-f]{64}$/;
 const SIGNATURE_KEYS = ["alg", "key_id", "sig", "signed_at", "type"];
 const REPLAY_KEYS = ["card_id", "events", "head", "replay_version"];
 const EVENT_KEYS = ["action_index", "at", "hash", "kind", "prev", "private", "request", "response", "seq"];
@@ -158,18 +165,24 @@ async function checkReplay(replay, expectedHead) {
  * @param bundle the parsed proof
  * @param trustedKeys key records, e.g. from /.well-known/scoreia-keys.json
  * @param knownToolsets toolset id → hash recomputed locally from its bundle (optional)
+ * @param opts `{latestHead: {tree_head, consistency}}`: a newer signed tree head and the
+ *   consistency proof from the bundle's head to it (§15.5 item 8), e.g. the server's current one
  */
-export async function verifyProof(bundle, trustedKeys, knownToolsets = {}) {
+export async function verifyProof(bundle, trustedKeys, knownToolsets = {}, opts = {}) {
   const steps = [];
   let cardId = null;
   const pass = (step, detail) => steps.push(detail ? { step, ok: true, detail } : { step, ok: true });
   try {
     // shape
-    if (!isObject(bundle) || !sameKeys(bundle, BUNDLE_KEYS) || bundle.proof_version !== PROOF_VERSION) {
+    if (
+      !isObject(bundle) ||
+      !(sameKeys(bundle, BUNDLE_KEYS) || sameKeys(bundle, [...BUNDLE_KEYS, "log"])) ||
+      bundle.proof_version !== PROOF_VERSION
+    ) {
       throw new StepFailure(
         "shape",
         "proof_malformed",
-        `a proof has exactly the fields ${BUNDLE_KEYS.join(", ")} and proof_version ${PROOF_VERSION}`,
+        `a proof has exactly the fields ${BUNDLE_KEYS.join(", ")} (and log) and proof_version ${PROOF_VERSION}`,
       );
     }
     const { card, signature, key, manifest, replay } = bundle;
@@ -302,6 +315,19 @@ export async function verifyProof(bundle, trustedKeys, knownToolsets = {}) {
     // policy
     policy(card, knownToolsets);
     pass("policy");
+
+    // transparency log
+    const logProblem = await checkLog(
+      bundle.log,
+      { card_id: card.card_id, card_hash: cardHash, signed_at: signature.signed_at },
+      trustedKeys,
+      opts.latestHead,
+    );
+    if (logProblem) throw new StepFailure("log", logProblem.code, logProblem.message);
+    pass(
+      "log",
+      `leaf ${bundle.log.index} of ${bundle.log.tree_head.tree_size}${opts.latestHead ? ", consistent with the current head" : ""}`,
+    );
     return {
       verdict: "valid",
       card_id: cardId,
@@ -340,4 +366,202 @@ function policy(card, knownToolsets) {
 /** The hash a toolset bundle commits to, recomputed here: `sha256:` over RFC 8785 of the bundle. */
 export async function toolsetBundleHash(bundle) {
   return sha256Tagged(canonicalize(bundle));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The card transparency log (docs/evidence-0.2.md §15): RFC 6962 hashes, RFC 9162 proofs.
+
+async function sha256Bytes(bytes) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+async function prefixed(tag, ...parts) {
+  const out = new Uint8Array(1 + parts.reduce((n, p) => n + p.length, 0));
+  out[0] = tag;
+  let at = 1;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return sha256Bytes(out);
+}
+
+/** RFC 6962 leaf hash SHA-256(00 ‖ UTF-8(JCS(leaf))). */
+export async function logLeafHash(leaf) {
+  return prefixed(0, utf8.encode(canonicalize(leaf)));
+}
+
+const nodeHash = (left, right) => prefixed(1, left, right);
+const rawHash = (h) => Uint8Array.from(h.slice(7).match(/../g), (x) => Number.parseInt(x, 16));
+const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+const isHashList = (v) => Array.isArray(v) && v.every((p) => typeof p === "string" && HASH.test(p));
+
+/** RFC 9162 §2.1.3.2: does `proof` lead leaf `index` (hash `leaf`) of a tree of `size` to `root`? */
+export async function verifyInclusion(index, size, leaf, proof, root) {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = await nodeHash(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = await nodeHash(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && sameBytes(r, root);
+}
+
+/** RFC 9162 §2.1.4.2: is the tree (size1, root1) a prefix of (size2, root2)? */
+export async function verifyConsistency(size1, size2, proof, root1, root2) {
+  if (!Number.isSafeInteger(size1) || !Number.isSafeInteger(size2) || size1 < 1 || size2 < size1) return false;
+  if (size1 === size2) return proof.length === 0 && sameBytes(root1, root2);
+  if (proof.length === 0) return false;
+  // If size1 is a power of two, root1 is itself the first node of the path.
+  const path = (size1 & (size1 - 1)) === 0 ? [root1, ...proof] : proof;
+  let fn = size1 - 1;
+  let sn = size2 - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = await nodeHash(c, fr);
+      sr = await nodeHash(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = await nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && sameBytes(fr, root1) && sameBytes(sr, root2);
+}
+
+/** A signed tree head against the trusted keys (§15.3): a reason, or null when it holds. */
+export async function treeHeadProblem(head, trustedKeys) {
+  if (!isObject(head) || !sameKeys(head, HEAD_KEYS) || head.type !== TREE_HEAD_TYPE) {
+    return `a tree head has exactly ${HEAD_KEYS.join(", ")} and type ${TREE_HEAD_TYPE}`;
+  }
+  if (
+    !Number.isSafeInteger(head.tree_size) ||
+    head.tree_size < 1 ||
+    typeof head.root_hash !== "string" ||
+    !HASH.test(head.root_hash)
+  ) {
+    return "tree_size must be a positive integer and root_hash a sha256: hash";
+  }
+  if (!isInstant(head.timestamp)) return "the tree head's timestamp is not an ISO-8601 UTC timestamp";
+  const key = trustedKeys.find((k) => isObject(k) && k.key_id === head.key_id);
+  const publicKey = key ? strictBase64url(key.public_key, 32) : null;
+  if (!publicKey) return `tree head key ${String(head.key_id)} is not among the trusted ScoreIA keys`;
+  const at = Date.parse(head.timestamp);
+  if (at < Date.parse(key.not_before) || (key.not_after !== null && at >= Date.parse(key.not_after))) {
+    return "the tree head was signed outside its key's validity window";
+  }
+  const sig = strictBase64url(head.sig, 64);
+  const { sig: _sig, ...unsigned } = head;
+  if (!sig || !(await ed25519Verify(publicKey, utf8.encode(canonicalize(unsigned)), sig))) {
+    return "the tree head's Ed25519 signature does not verify";
+  }
+  return null;
+}
+
+/** A timestamp exactly as toISOString writes it (a real instant). */
+function isInstant(s) {
+  if (typeof s !== "string" || !ISO_MS.test(s)) return false;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === s;
+}
+
+/** Step 9, in the order of evidence/verify-log.ts; returns {code, message} or null. */
+async function checkLog(log, card, trustedKeys, latest) {
+  if (log === undefined) {
+    return {
+      code: "log_missing",
+      message: "the proof carries no transparency-log inclusion (fetch the current proof)",
+    };
+  }
+  if (!isObject(log) || !sameKeys(log, LOG_KEYS) || !isObject(log.leaf) || !sameKeys(log.leaf, LEAF_KEYS)) {
+    return {
+      code: "log_malformed",
+      message: `log has exactly ${LOG_KEYS.join(", ")}; its leaf ${LEAF_KEYS.join(", ")}`,
+    };
+  }
+  if (!Number.isSafeInteger(log.index) || log.index < 0 || !isHashList(log.inclusion)) {
+    return { code: "log_malformed", message: "index must be an integer ≥ 0 and inclusion a list of sha256: hashes" };
+  }
+  const leaf = log.leaf;
+  if (
+    leaf.type !== LEAF_TYPE ||
+    leaf.card_id !== card.card_id ||
+    leaf.card_hash !== card.card_hash ||
+    leaf.signed_at !== card.signed_at
+  ) {
+    return { code: "log_mismatch", message: "the log leaf names another card, card hash or signing time" };
+  }
+  if (!isInstant(leaf.logged_at))
+    return { code: "log_malformed", message: "logged_at is not an ISO-8601 UTC timestamp" };
+  const logged = Date.parse(leaf.logged_at);
+  if (Math.abs(logged - Date.parse(card.signed_at)) > CLOCK_SKEW_MS) {
+    return {
+      code: "log_time_mismatch",
+      message: `signed at ${card.signed_at} but logged at ${leaf.logged_at}: a card is logged when it is signed`,
+    };
+  }
+  const headProblem = await treeHeadProblem(log.tree_head, trustedKeys);
+  if (headProblem) return { code: "tree_head_invalid", message: headProblem };
+  const head = log.tree_head;
+  if (Date.parse(head.timestamp) < logged - CLOCK_SKEW_MS) {
+    return { code: "log_time_mismatch", message: "the tree head was signed before the card was logged" };
+  }
+  const included = await verifyInclusion(
+    log.index,
+    head.tree_size,
+    await logLeafHash(leaf),
+    log.inclusion.map(rawHash),
+    rawHash(head.root_hash),
+  );
+  if (!included) {
+    return {
+      code: "log_inclusion_invalid",
+      message: `the inclusion proof does not lead leaf ${log.index} to the tree head's root`,
+    };
+  }
+  if (latest) {
+    const problem = await treeHeadProblem(latest.tree_head, trustedKeys);
+    if (problem) return { code: "log_inconsistent", message: `the newer tree head: ${problem}` };
+    const n = latest.tree_head;
+    const proof = latest.consistency;
+    if (
+      !isHashList(proof) ||
+      !(await verifyConsistency(
+        head.tree_size,
+        n.tree_size,
+        proof.map(rawHash),
+        rawHash(head.root_hash),
+        rawHash(n.root_hash),
+      ))
+    ) {
+      return {
+        code: "log_inconsistent",
+        message: `the proof's tree head (size ${head.tree_size}) is not a prefix of the log's current head (size ${n.tree_size})`,
+      };
+    }
+  }
+  return null;
 }
