@@ -36,6 +36,8 @@ const NAMED_WITHOUT_SECTION: Record<string, string> = {
 const ADDITIONS: Record<string, string[]> = {
   // Issue 17: the owner hands a session to a named principal (recorded in history).
   session_save: ["handoff_to"],
+  // Issue 14: query_tasks gains an assignee filter, so an agent can find what was assigned to it.
+  query_tasks: ["assignee"],
 };
 
 describe("the tools against the SHAMPOO catalog", () => {
