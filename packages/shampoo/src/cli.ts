@@ -399,7 +399,11 @@ async function serve(values: Values): Promise<number> {
     await http.close();
   } else {
     const caller = (access as Extract<Access, { kind: "stdio" }>).caller;
-    serveLog.info({ database: location, caller: describeCaller(caller) }, "serving MCP over stdio");
+    // The message is the banner a person reads; the fields are for a log collector.
+    serveLog.info(
+      { database: location, principal: caller.principal, role: caller.role, profile: caller.profile },
+      `serving MCP over stdio: database ${location}, caller ${describeCaller(caller)}`,
+    );
     const s = await serveStdio(shampoo.mcp);
     await new Promise<void>((resolve) => {
       process.stdin.once("end", resolve);

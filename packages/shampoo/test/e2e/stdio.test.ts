@@ -33,7 +33,7 @@ describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s"
 
   it("runs as the local principal without any configuration, and says so on stderr", async () => {
     await expect
-      .poll(() => server.stderr())
+      .poll(() => server.log())
       .toContain('caller local (conductor, profile default, grants: * (every named project), "" (untagged))');
   });
 
@@ -109,7 +109,7 @@ describe("--principal/--role/--grants scope a stdio caller (three processes, one
   });
 
   it('a principal without the grant gets "Task not found", the same bytes as a missing task', async () => {
-    await expect.poll(() => bob.stderr()).toContain("caller bob (agent, profile default, grants: beta)");
+    await expect.poll(() => bob.log()).toContain("caller bob (agent, profile default, grants: beta)");
     for (const id of [alphaTask, untaggedTask, "00000000-0000-4000-8000-000000000000"]) {
       const r = await bob.session.call("update_task", { task_id: id, title: "mine now" });
       expect(r.isError).toBe(true);
@@ -128,7 +128,7 @@ describe("--principal/--role/--grants scope a stdio caller (three processes, one
     });
     expect(await carol.session.sc("update_task", { task_id: untaggedTask, section: "today" })).toEqual(NOT_FOUND);
 
-    await expect.poll(() => dora.stderr()).toContain('grants: beta, "" (untagged)');
+    await expect.poll(() => dora.log()).toContain('grants: beta, "" (untagged)');
     expect(await dora.session.sc("update_task", { task_id: untaggedTask, notes: "seen" })).toMatchObject({
       updated: untaggedTask,
     });

@@ -357,9 +357,17 @@ export async function callEveryTool(s: Session, project: string): Promise<Map<st
 
 // ------------------------------------------------------------------ the binary over stdio
 
+/** The messages of complete pino lines; a line that is not a JSON log object fails the test. */
+export function logMessages(stderr: string): string {
+  const lines = stderr.split("\n").slice(0, -1);
+  return lines.map((l) => (JSON.parse(l) as { msg: string }).msg).join("\n");
+}
+
 export interface StdioServer {
   session: Session;
   stderr(): string;
+  /** The `msg` of each log line on stderr (one JSON object a line), one a line. */
+  log(): string;
   pid: number;
   /** Closes the client (stdin EOF) and returns whether the child is gone. */
   stop(): Promise<boolean>;
@@ -389,6 +397,7 @@ export async function startStdio(serveArgs: string[], env?: Record<string, strin
     session,
     pid,
     stderr: () => err,
+    log: () => logMessages(err),
     stop: async () => {
       await client.close();
       return !alive(pid);
