@@ -39,6 +39,19 @@ describe("ToolRegistry: names", () => {
     expect(f.calls.echo).toBeUndefined();
   });
 
+  it("compiles named tools' validators ahead of their first call; an unknown name is refused", async () => {
+    const f = makeFixture();
+    expect(() => f.registry.compile(["echo", "say"])).not.toThrow();
+    expect(() => f.registry.compile(["echo", "no_such_tool"])).toThrow(UnknownToolError);
+    const out = await f.registry.call("echo", { text: "hi" }, ctx());
+    expect(out.structuredContent).toEqual({ ok: true, result: "hi" });
+    // The precompiled validator is the one in use: unknown arguments are still refused.
+    const bad = await f.registry.call("echo", { text: "hi", extra: 1 }, ctx());
+    expect(bad.isError).toBe(true);
+    expect(f.rejections).toHaveLength(1);
+    expect(f.calls.echo).toBe(1);
+  });
+
   it("refuses duplicate tools and aliases to unknown targets at construction", () => {
     const { registry } = makeFixture();
     const [echo] = registry.list();

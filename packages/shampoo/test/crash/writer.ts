@@ -9,8 +9,8 @@
  *
  * stdout protocol (one line each; stdout to a pipe is synchronous on Linux, so a line the parent
  * has read was written before the kill): "loaded" once its modules are, then — after a line on
- * stdin — "ready" once the database is open, then "call <tool>" as each call starts
- * and "ack <tool> <task id>" after it committed. Any refused or failed call is a bug: it is printed to stderr and the process
+ * stdin — "ready" once the database is open and the validators of the tools it calls are
+ * compiled, then "call <tool>" as each call starts and "ack <tool> <task id>" after it committed. Any refused or failed call is a bug: it is printed to stderr and the process
  * exits 3.
  */
 import type { SessionInfo } from "kernel";
@@ -84,6 +84,10 @@ for (const [k, c] of Object.entries(CALLERS)) {
     .execute();
   ids[k] = rows.map((r) => r.id);
 }
+
+// The registry compiles a tool's validators at its first call (~100 ms a write tool); done here,
+// so the kill window after "ready" falls on writes, not on Ajv compilation.
+shampoo.registry.compile(["create_task_or_note", "update_task", "assign_task"]);
 
 process.stdout.write("ready\n");
 
