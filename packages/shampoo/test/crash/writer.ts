@@ -10,8 +10,8 @@
  * stdout protocol (one line each; stdout to a pipe is synchronous on Linux, so a line the parent
  * has read was written before the kill): "loaded" once its modules are, then — after a line on
  * stdin — "ready" once the database is open and the validators of the tools it calls are
- * compiled, then "call <tool>" as each call starts and "ack <tool> <task id>" after it committed. Any refused or failed call is a bug: it is printed to stderr and the process
- * exits 3.
+ * compiled, then "call <tool>" as each call starts and "ack <tool> <task id>" after it committed.
+ * Any refused or failed call is a bug: it is printed to stderr and the process exits 3.
  */
 import type { SessionInfo } from "kernel";
 import { rng } from "kernel/rng.ts";
