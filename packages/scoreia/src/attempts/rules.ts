@@ -1,7 +1,7 @@
 import type { StaticResource } from "kernel";
 import { canonicalJson } from "../evidence/jcs.ts";
-import type { SuiteGeneration } from "../suites/secrets.ts";
 import type { Suite } from "../suites/index.ts";
+import type { SuiteGeneration } from "../suites/secrets.ts";
 import { VERDICTS } from "../suites/verdicts.ts";
 
 /**

@@ -31,9 +31,7 @@ beforeAll(async () => {
   const signer = LocalKeyring.ephemeral();
   chambers = [];
   for (let i = 0; i < 3; i++)
-    chambers.push(
-      await openChamber({ db: PG_URL, pgSchema: schema, signer, secrets: SuiteSecrets.open(secretsDir) }),
-    );
+    chambers.push(await openChamber({ db: PG_URL, pgSchema: schema, signer, secrets: SuiteSecrets.open(secretsDir) }));
   https = await Promise.all(
     chambers.map((c) =>
       serveHttp({

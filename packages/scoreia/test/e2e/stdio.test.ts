@@ -45,7 +45,11 @@ describe("scoreia serve (stdio)", () => {
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .find((l) => String(l.msg).startsWith("serving MCP over stdio"));
-    expect(banner).toMatchObject({ level: "info", database: dbFile, msg: `serving MCP over stdio, database ${dbFile}` });
+    expect(banner).toMatchObject({
+      level: "info",
+      database: dbFile,
+      msg: `serving MCP over stdio, database ${dbFile}`,
+    });
   });
 
   it("lists exactly the five canonical tools, each with input and output schemas", () => {
