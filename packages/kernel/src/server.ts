@@ -49,8 +49,11 @@ export interface McpServerOptions<Ctx> {
   listFilter?(auth: SessionInfo["auth"]): ((name: string) => boolean) | undefined;
   /** Builds the per-call context from the session. */
   context(session: SessionInfo): Ctx | Promise<Ctx>;
-  /** Static resources (MCP resources/list and resources/read); none means no resources capability. */
-  resources?: StaticResource[];
+  /**
+   * Text resources (MCP resources/list and resources/read); none means no resources capability.
+   * A function is asked on every list and read (the set may change, e.g. a suite's current generation).
+   */
+  resources?: StaticResource[] | (() => StaticResource[]);
 }
 
 /** What the transport knows of the exchange before any request arrives. */
@@ -81,8 +84,11 @@ export interface StaticResource {
   text: string;
 }
 
-/** MCP "Resource not found" (specification, server/resources: error handling). */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * MCP "Resource not found" (specification 2026-07-28, server/resources: error handling): Invalid
+ * Params with the uri in `data`, on every revision (SDK v2 maps the older -32002 to it on the wire).
+ */
+export const RESOURCE_NOT_FOUND = -32602;
 
 /**
  * The low-level SDK (v2) Server with our own registry; the same instance shape serves both eras
@@ -118,14 +124,15 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
     return { tools: keep ? tools.filter((t) => keep(t.name)) : tools };
   });
 
-  const resources = opts.resources;
-  if (resources) {
+  const given = opts.resources;
+  if (given) {
+    const resources = typeof given === "function" ? given : () => given;
     server.setRequestHandler("resources/list", async () => ({
-      resources: resources.map(({ text: _t, ...meta }) => meta),
+      resources: resources().map(({ text: _t, ...meta }) => meta),
     }));
     server.setRequestHandler("resources/read", async (request) => {
       const uri = request.params.uri;
-      const r = resources.find((x) => x.uri === uri);
+      const r = resources().find((x) => x.uri === uri);
       if (!r)
         throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, {
           uri: uri.slice(0, 200),

@@ -75,7 +75,7 @@ export function chamberOn(database: Database<ChamberDB>, opts: Omit<ChamberOptio
     instructions: INSTRUCTIONS,
     registry,
     context: (session) => callContext(session, opts.controlled ?? false),
-    resources: manifestResources(),
+    resources: () => manifestResources(service.currentGenerations()),
   };
   const cards = new CardRegistry(database, signer, () => service.publishKeys());
   const routes = publicRoutes(cards, opts.publicOrigin ? { publicOrigin: opts.publicOrigin } : {});

@@ -326,7 +326,11 @@ async function serve(values: Values): Promise<number> {
     await waitForSignal();
     await http.close();
   } else {
-    serveLog.info({ database: chamber.database.location, signing }, "serving MCP over stdio");
+    // the message reads alone (a person tailing stderr); the fields are for log tooling
+    serveLog.info(
+      { database: chamber.database.location, signing },
+      `serving MCP over stdio, database ${chamber.database.location}`,
+    );
     const s = await serveStdio(chamber.mcp);
     await new Promise<void>((resolve) => {
       process.stdin.once("end", resolve);

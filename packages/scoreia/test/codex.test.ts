@@ -11,7 +11,10 @@ import { type Codex, type CodexCell, OUTCOMES } from "../src/evidence/codex.ts";
 import { canonicalJson } from "../src/evidence/jcs.ts";
 import { CardRegistry } from "../src/evidence/registry.ts";
 import { LocalKeyring, type Signer } from "../src/evidence/signer.ts";
+import { chronoSuite } from "../src/suites/chrono/index.ts";
+import { roomFor } from "../src/suites/chrono/room.ts";
 import { solveChrono } from "../src/suites/chrono/solver.ts";
+import { roomSeedOf } from "../src/suites/secrets.ts";
 import { type Harness, harness, IDENTITY, mcpPort } from "./support/chamber.ts";
 
 describe.each(DIALECTS)("the Codex on %s", (dialect) => {
@@ -41,13 +44,18 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
       });
     if (how === "abandon" || how === "expire") expect((await act("look", 0)).ok).toBe(true);
     if (how === "jam") {
-      // three well-formed wrong orders (rotations of the logbook's; the true order is never one of them here)
+      // three well-formed wrong orders: rotations of the logbook's, leaving out the true order of
+      // the room the server built (its seed through the generation's room secret)
       const log = await act("inspect", 0, undefined, "logbook");
       const ids = ((log.observation as { data: { events: Array<{ id: string }> } }).data.events ?? []).map((x) => x.id);
+      const rec = h.chamber.service.secrets.current(chronoSuite, "");
+      expect(rec.generation).toBe(e.suite_generation);
+      const truth = roomFor(roomSeedOf(Buffer.from(rec.secret, "hex"), e.seed as string)).order.join(",");
       let wrong = 0;
       for (let r = 1; wrong < 3; r++) {
         const order = [...ids.slice(r), ...ids.slice(0, r)];
-        const out = await act("submit_sequence", r, order);
+        if (order.join(",") === truth) continue;
+        const out = await act("submit_sequence", wrong + 1, order);
         expect(out.result, JSON.stringify(out)).toBe("wrong");
         wrong++;
       }
@@ -85,10 +93,13 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
       distinct_seeds: 3,
       outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },
     });
+    // the generation the cards bind: the suite's base, then the secret's commitment (suites/secrets.ts)
+    const generation = h.chamber.service.secrets.current(chronoSuite, "").generation;
+    expect(generation).toMatch(/^001\.[0-9a-f]{8}$/);
     expect(cell?.keys).toEqual([
       {
         parameters: { toolset_id: "scoreia-chamber-tools/0.3.2" },
-        suite_generation: "001",
+        suite_generation: generation,
         cards: 4,
         distinct_seeds: 3,
         outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },

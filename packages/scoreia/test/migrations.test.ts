@@ -1,5 +1,5 @@
 import { type Kysely, migrate, sql } from "kernel";
-import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
+import { DIALECTS, openTestDatabase, type TestDb } from "kernel/store/testing.ts";
 import { describe, expect, it } from "vitest";
 import { type AttemptRow, type ChamberDB, chamberMigrations, EVENT_KEY_SPAN } from "../src/attempts/schema.ts";
 import { CardRegistry } from "../src/evidence/registry.ts";
@@ -9,6 +9,37 @@ import { harness, IDENTITY } from "./support/chamber.ts";
 /** The migrations that ran before `name`, as a store of that age had them. */
 function migrationsBefore(name: string): typeof chamberMigrations {
   return Object.fromEntries(Object.entries(chamberMigrations).filter(([k]) => k < name));
+}
+
+type Rows = Record<string, Array<Record<string, unknown>>>;
+
+/** The tables (name → columns) of an open store, in its own schema. */
+async function tablesOf(db: TestDb<ChamberDB>): Promise<Map<string, Set<string>>> {
+  const tables = await db.db.introspection.getTables();
+  return new Map(
+    tables
+      .filter((t) => !db.pgSchema || t.schema === db.pgSchema)
+      .map((t) => [t.name, new Set(t.columns.map((c) => c.name))]),
+  );
+}
+
+/**
+ * Writes rows made by the current code into an older store: only its tables, and only the columns
+ * it has (later migrations add the others), in the order given (foreign keys).
+ */
+async function insertOld(db: TestDb<ChamberDB>, rows: Rows): Promise<void> {
+  const tables = await tablesOf(db);
+  const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  for (const [t, list] of Object.entries(rows)) {
+    const cols = tables.get(t);
+    if (!cols) continue;
+    await legacy.deleteFrom(t).execute(); // a migration's own first row (the log's state) gives way to the donor's
+    for (const r of list)
+      await legacy
+        .insertInto(t)
+        .values(Object.fromEntries(Object.entries(r).filter(([k]) => cols.has(k))))
+        .execute();
+  }
 }
 
 /**
@@ -36,6 +67,8 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
     const events = await donor.db.db.selectFrom("chamber_events").selectAll().orderBy("id").execute();
     expect(attempts).toHaveLength(2);
     expect(events).toHaveLength(5);
+    const secrets = donor.chamber.service.secrets;
+    const generations = await donor.db.db.selectFrom("chamber_generations").selectAll().execute();
     await donor.close();
 
     // The store as migration 002 left it, holding the same rows (inserted newest first).
@@ -43,14 +76,15 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
     expect(chamberMigrations["003_event_keys"]).toBeDefined();
     const before = migrationsBefore("003_event_keys");
     await migrate(db, "scoreia_migrations", before);
-    const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    for (const { attempt_no: _, ...row } of [...attempts].reverse())
-      await legacy.insertInto("chamber_attempts").values(row).execute();
-    for (const { id: _, ...row } of [...events].reverse())
-      await legacy.insertInto("chamber_events").values(row).execute();
+    await insertOld(db, {
+      chamber_attempts: [...attempts].reverse().map(({ attempt_no: _, ...row }) => row),
+      chamber_events: [...events].reverse().map(({ id: _, ...row }) => row),
+    });
 
-    // Migrated by the harness (migrateChamber), then used by the current code.
-    const h = await harness(dialect, { db });
+    // Migrated by the harness (migrateChamber), then used by the current code, with the donor's room secrets.
+    const h = await harness(dialect, { db, secrets });
+    // the manifests of the donor's secret generations (005 made their table after 003)
+    await insertOld(h.db, { chamber_generations: generations });
     try {
       const numbered = await h.db.db
         .selectFrom("chamber_attempts")
@@ -113,16 +147,27 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
     }
     const expected = await new CardRegistry(donor.db).codex();
     expect(expected.rows[0]?.cells["chambre-chrono-v0|mcp_session"]?.cards).toBe(2);
-    const rows: Record<string, Array<Record<string, unknown>>> = {};
-    for (const t of ["chamber_attempts", "chamber_events", "chamber_cards", "chamber_keys"] as const)
-      rows[t] = await donor.db.db.selectFrom(t).selectAll().execute();
+    // every table the donor has (the card log and the generations too: step 9 and the manifests)
+    const donorTables = await donor.db.db.introspection.getTables();
+    const first = ["chamber_attempts", "chamber_events", "chamber_cards", "chamber_keys"];
+    const names = [
+      ...first,
+      ...donorTables
+        .filter((t) => !donor.db.pgSchema || t.schema === donor.db.pgSchema)
+        .map((t) => t.name)
+        .filter((n) => n.startsWith("chamber_") && !first.includes(n))
+        .sort(),
+    ];
+    const rows: Rows = {};
+    const any = donor.db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    for (const t of names) rows[t] = await any.selectFrom(t).selectAll().execute();
+    const secrets = donor.chamber.service.secrets;
     await donor.close();
 
     const db = await openTestDatabase<ChamberDB>(dialect);
     await migrate(db, "scoreia_migrations", migrationsBefore("006_codex"));
-    const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    for (const [t, list] of Object.entries(rows)) for (const r of list) await legacy.insertInto(t).values(r).execute();
-    const h = await harness(dialect, { db });
+    await insertOld(db, rows);
+    const h = await harness(dialect, { db, secrets });
     try {
       const reg = new CardRegistry(h.db);
       expect(await reg.codex()).toEqual(expected);

@@ -27,8 +27,13 @@ describe.each(DIALECTS)("rules through MCP on %s", (dialect) => {
 
   it("each suite's manifest is a resource; entry names it and summarises the rules", async () => {
     const { resources } = await h.client.listResources();
+    // the current generations' manifests: the suite's base generation and its room secret's commitment
+    const current = h.chamber.service.currentGenerations();
+    expect(current.map((g) => g.suite.id).sort()).toEqual([...SUITE_IDS].sort());
+    for (const g of current)
+      expect(g.generation).toMatch(new RegExp(`^${SUITES[g.suite.id]?.generation}\\.[0-9a-f]{8}$`));
     expect(resources.map((r) => r.uri).sort()).toEqual(
-      SUITE_IDS.map((id) => `scoreia://suites/${id}/${SUITES[id]?.generation}/manifest.json`).sort(),
+      current.map((g) => `scoreia://suites/${g.suite.id}/${g.generation}/manifest.json`).sort(),
     );
     for (const suite of SUITE_IDS) {
       const e = await h.sc("enter_open_challenge", { ...IDENTITY, suite });
@@ -52,7 +57,10 @@ describe.each(DIALECTS)("rules through MCP on %s", (dialect) => {
     }
     await expect(
       h.client.request({ method: "resources/read", params: { uri: "scoreia://nope" } }, ReadResourceResultSchema),
-    ).rejects.toMatchObject({ code: RESOURCE_NOT_FOUND });
+    ).rejects.toMatchObject({
+      code: RESOURCE_NOT_FOUND,
+      message: expect.stringMatching(/Resource not found: scoreia:\/\/nope/),
+    });
   });
 
   it("look shows the hints left in both suites; a hint with none left costs nothing", async () => {

@@ -1,6 +1,7 @@
 import type { StaticResource } from "kernel";
 import { canonicalJson } from "../evidence/jcs.ts";
-import { SUITES, type Suite } from "../suites/index.ts";
+import type { Suite } from "../suites/index.ts";
+import type { SuiteGeneration } from "../suites/secrets.ts";
 import { VERDICTS } from "../suites/verdicts.ts";
 
 /**
@@ -14,16 +15,20 @@ export function manifestUri(suite: Pick<Suite, "id" | "generation">): string {
   return `scoreia://suites/${suite.id}/${suite.generation}/manifest.json`;
 }
 
-export function manifestResources(): StaticResource[] {
-  return Object.values(SUITES).map((s) => ({
-    uri: manifestUri(s),
-    name: `${s.id}-${s.generation}-manifest`,
-    title: `${s.manifest.title}: rules, ops and value formats (${s.id}, generation ${s.generation})`,
+/**
+ * One resource per generation given: the service's current ones (the generations new attempts
+ * bind, room secret committed), so the text hashes to the cards' manifest_hash.
+ */
+export function manifestResources(generations: SuiteGeneration[]): StaticResource[] {
+  return generations.map((g) => ({
+    uri: manifestUri({ id: g.suite.id, generation: g.generation }),
+    name: `${g.suite.id}-${g.generation}-manifest`,
+    title: `${g.manifest.title}: rules, ops and value formats (${g.suite.id}, generation ${g.generation})`,
     description:
       "The suite's public manifest: stages and the op that clears each, every op's value format, object kinds, " +
       "scoring and verdicts. Hashed into every card (suite.manifest_hash).",
     mimeType: "application/json",
-    text: canonicalJson(s.manifest),
+    text: canonicalJson(g.manifest),
   }));
 }
 

@@ -640,6 +640,12 @@ export class ChamberService {
     return this.generation(suite.id, this.secrets.current(suite, iso(now)).generation);
   }
 
+  /** Every suite's current generation (what the manifest resources serve). */
+  currentGenerations(): SuiteGeneration[] {
+    const now = this.clock.now();
+    return Object.values(SUITES).map((s) => this.currentGeneration(s, now));
+  }
+
   /** Publishes a generation's manifest (never its secret) for the read side, once per process. */
   private async recordGeneration(trx: Trx, gen: SuiteGeneration, now: number): Promise<void> {
     const k = `${gen.suite.id}/${gen.generation}`;

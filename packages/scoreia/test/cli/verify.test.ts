@@ -194,6 +194,7 @@ describe.concurrent("scoreia verify FILE", () => {
       "replay",
       "manifest",
       "policy",
+      "log",
     ]);
     const bad = JSON.parse((await run(["verify", file("tampered.json"), "--json", "--data-dir", dataDir])).stdout);
     expect(bad).toMatchObject({ verdict: "invalid", code: "card_hash_mismatch" });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type HttpHandle, serveHttp } from "kernel";
@@ -7,6 +10,7 @@ import { roundRobin } from "../../../kernel/test/roundrobin.ts";
 import { type Chamber, openChamber } from "../../src/app.ts";
 import { CURRENT_TOOLSET } from "../../src/contract/index.ts";
 import { LocalKeyring } from "../../src/evidence/signer.ts";
+import { SuiteSecrets } from "../../src/suites/secrets.ts";
 import { fullAttempt, Session } from "./support.ts";
 
 /**
@@ -19,10 +23,15 @@ const schema = `inst_${process.pid}_${Date.now()}`;
 let chambers: Chamber[] = [];
 let https: HttpHandle[] = [];
 
+// The instances share the room secrets as they share the signing keys (docs/deploy.md): one
+// suite-secrets directory, opened by each as its own process would.
+const secretsDir = mkdtempSync(join(tmpdir(), "scoreia-inst-secrets-"));
+
 beforeAll(async () => {
   const signer = LocalKeyring.ephemeral();
   chambers = [];
-  for (let i = 0; i < 3; i++) chambers.push(await openChamber({ db: PG_URL, pgSchema: schema, signer }));
+  for (let i = 0; i < 3; i++)
+    chambers.push(await openChamber({ db: PG_URL, pgSchema: schema, signer, secrets: SuiteSecrets.open(secretsDir) }));
   https = await Promise.all(
     chambers.map((c) =>
       serveHttp({
@@ -40,6 +49,7 @@ afterAll(async () => {
   for (const h of https) await h.close();
   for (const c of chambers) await c.close();
   await dropPgSchema(schema);
+  rmSync(secretsDir, { recursive: true, force: true });
 });
 
 describe("three Chamber instances on one PostgreSQL, calls round-robin", () => {

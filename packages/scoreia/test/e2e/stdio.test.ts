@@ -37,7 +37,19 @@ afterAll(async () => {
 
 describe("scoreia serve (stdio)", () => {
   it("says where its database is on stderr, keeping stdout for the protocol", async () => {
-    await vi.waitFor(() => expect(server.stderr()).toContain(`database ${dbFile}`));
+    // stderr is pino JSON lines: the banner names the database in its message and as a field
+    await vi.waitFor(() => expect(server.stderr()).toContain("serving MCP over stdio"));
+    const banner = server
+      .stderr()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => String(l.msg).startsWith("serving MCP over stdio"));
+    expect(banner).toMatchObject({
+      level: "info",
+      database: dbFile,
+      msg: `serving MCP over stdio, database ${dbFile}`,
+    });
   });
 
   it("lists exactly the five canonical tools, each with input and output schemas", () => {

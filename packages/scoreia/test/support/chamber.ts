@@ -7,6 +7,7 @@ import { type Chamber, chamberOn, migrateChamber } from "../../src/app.ts";
 import type { ChamberDB } from "../../src/attempts/schema.ts";
 import type { ChamberConfig } from "../../src/attempts/service.ts";
 import { LocalKeyring, SwitchableSigner } from "../../src/evidence/signer.ts";
+import type { SuiteSecrets } from "../../src/suites/secrets.ts";
 import type { ActResult, AgentPort, RoomAction } from "../../src/suites/types.ts";
 
 export interface Harness {
@@ -41,6 +42,8 @@ export async function harness(
     controlled?: boolean;
     /** An open database to use (it is migrated to the latest schema); a fresh one otherwise. */
     db?: TestDb<ChamberDB>;
+    /** Room secrets (another harness's, to carry on its attempts); random in memory otherwise. */
+    secrets?: SuiteSecrets;
   } = {},
 ): Promise<Harness> {
   const db = opts.db ?? (await openTestDatabase<ChamberDB>(dialect));
@@ -52,6 +55,7 @@ export async function harness(
     signer,
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.controlled ? { controlled: true } : {}),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
   });
   const client = await connect(chamber, opts.clientName ?? "vitest-client");
   const call = async (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
