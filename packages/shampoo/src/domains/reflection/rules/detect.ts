@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
+import type { TaskRow } from "../../tasks/schema.ts";
 import { type AuditParams, CATEGORIES, CATEGORY_RULES, type Category, cutoffs, type TargetKind } from "./model.ts";
 
 /**
@@ -14,25 +15,27 @@ import { type AuditParams, CATEGORIES, CATEGORY_RULES, type Category, cutoffs, t
  * same thresholds gives byte-identical candidates.
  */
 
-/** A task as the audit sees it (visible to the caller). */
-export interface TaskFact {
-  id: string;
-  project: string | null;
-  title: string;
-  title_norm: string;
-  type: string;
-  status: string;
-  priority: string;
-  section: string;
-  description: string | null;
-  due_date: string | null;
-  parent_id: string | null;
+/** A task as the audit sees it (visible to the caller): the task row's columns it reads. */
+export type TaskFact = Pick<
+  TaskRow,
+  | "id"
+  | "project"
+  | "title"
+  | "title_norm"
+  | "type"
+  | "status"
+  | "priority"
+  | "section"
+  | "description"
+  | "due_date"
+  | "parent_id"
+  | "created_at"
+  | "updated_at"
+  | "last_event_id"
+> & {
   /** Whether parent_id names a task the caller can see (missing and foreign read alike). */
   parent_visible?: boolean;
-  created_at: string;
-  updated_at: string;
-  last_event_id: string;
-}
+};
 
 /** A live entity visible to the caller, with its number of live observations. */
 export interface EntityFact {
