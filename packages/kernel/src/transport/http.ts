@@ -43,7 +43,7 @@ export interface HttpOptions<Ctx> {
   sessionSecret?: string;
   /** Lifetime of a 2025-era session id, from its initialize. Default 1 h. */
   sessionTtlMs?: number;
-  /** New 2025-era sessions admitted per client address and in all. Default 60 / 600 per minute. */
+  /** New 2025-era sessions admitted per client address and in all. Default 600 / 6,000 per minute: a signed id costs no memory, so the cap only bounds initialize work; one address may be a NAT or a test harness opening a client per call. */
   sessionLimits?: AdmissionLimits;
   /** Admission limits on every request of this listener (a public door). Absent: none. */
   admission?: AdmissionLimits;
@@ -64,7 +64,7 @@ export interface HttpHandle {
 }
 
 export const DEFAULT_SESSION_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_SESSION_LIMITS: AdmissionLimits = { perAddress: 60, global: 600, windowSeconds: 60 };
+export const DEFAULT_SESSION_LIMITS: AdmissionLimits = { perAddress: 600, global: 6000, windowSeconds: 60 };
 
 type JsonRpcId = string | number | null;
 

@@ -136,7 +136,7 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve --http --config
   });
 
   // One Inspector process per tool (29 of them): minutes, not seconds, on a loaded 2-core machine.
-  it("tools/call succeeds for every registered tool", { timeout: 180_000 }, async () => {
+  it("tools/call succeeds for every registered tool", { timeout: 300_000 }, async () => {
     expect(missingExamples(), "every tool in TOOLS has an example").toEqual([]);
     const call = async (name: string, args: Record<string, unknown>) =>
       json(await inspector([...auth, "--method", "tools/call", "--tool-name", name, ...toolArgs(args)]));
