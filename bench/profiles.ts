@@ -22,6 +22,8 @@ const PROFILES: Array<[string, string]> = [
   ["graph", "graph"],
   ["links", "links"],
   ["sessions", "sessions"],
+  ["governance", "governance"],
+  ["reflection", "reflection"],
   ["tasks,sessions", "tasks,sessions"],
   [
     "everyday agent",
