@@ -184,6 +184,12 @@ if (stale.length > 0) {
         js: 'import { createRequire as __bundleRequire } from "node:module";\nconst require = __bundleRequire(import.meta.url);',
       },
       plugins: [sourceUrlPlugin(outdir)],
+      // Less source for V8 to scan at every start (importing the serve path: about a quarter less
+      // CPU, measured); names are kept, so stack traces stay readable, and the linked source maps
+      // map them back to src/ under `node --enable-source-maps`.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      sourcemap: "linked",
       metafile: true,
       logLevel: "warning",
     });
