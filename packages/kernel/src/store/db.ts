@@ -398,6 +398,10 @@ export async function migrate<DB>(
     provider,
     migrationTableName: table,
     migrationLockTableName: `${table}_lock`,
+    // Plain code-unit order. Kysely's default, localeCompare, loads ICU's collation data at the
+    // first call (about 20 ms of every start); migration names are ASCII ("001_x"), for which
+    // both orders agree.
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
     // Without an explicit schema Kysely looks for its tables in every schema, so a second
     // schema in the same database would see the first one's migration tables.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),

@@ -116,11 +116,20 @@ interface Compiled<Ctx> {
 export class ToolRegistry<Ctx> {
   private readonly byName = new Map<string, Compiled<Ctx>>();
   private readonly aliases: Map<string, string>;
+  private ajvInstance: Ajv2020 | undefined;
+
+  /**
+   * The validator compiler, created at the first validation: an Ajv instance compiles its
+   * meta-schemas when constructed, which a start that answers `initialize` and `tools/list` does
+   * not need. strict:false because the contract schemas carry keywords Ajv's strict mode flags
+   * (e.g. maxLength next to type:["string","array"]); they are published verbatim.
+   */
+  private ajv(): Ajv2020 {
+    this.ajvInstance ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+    return this.ajvInstance;
+  }
 
   constructor(private readonly opts: RegistryOptions<Ctx>) {
-    // strict:false because the contract schemas carry keywords Ajv's strict mode flags
-    // (e.g. maxLength next to type:["string","array"]); they are published verbatim.
-    const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
     for (const def of opts.tools) {
       if (this.byName.has(def.name)) throw new Error(`duplicate tool ${def.name}`);
       // Compiled on first use: compiling every tool's schemas at start was 41 % of the CPU of a
@@ -128,7 +137,7 @@ export class ToolRegistry<Ctx> {
       // publishes the schemas as written, so a start needs none of them.
       const lazy = (schema: JsonSchema) => {
         let fn: ValidateFunction | undefined;
-        return () => (fn ??= ajv.compile(schema));
+        return () => (fn ??= this.ajv().compile(schema));
       };
       this.byName.set(def.name, {
         def,

@@ -1,6 +1,6 @@
 import type { Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import {
   createMcpHandler,
@@ -285,6 +285,8 @@ export async function serveHttp<Ctx>(opts: HttpOptions<Ctx>): Promise<HttpHandle
   const host = opts.host ?? "127.0.0.1";
   const path = opts.path ?? "/mcp";
   const app = buildHttpApp(opts);
+  // Loaded here, when HTTP is served: a stdio start does not pay for Node's HTTP server.
+  const { serve } = await import("@hono/node-server");
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s));
     s.once("error", reject);
