@@ -2,14 +2,26 @@
  * The official MCP Inspector CLI (@modelcontextprotocol/inspector-cli, installed as a
  * devDependency) against the real binary: over stdio, where the Inspector launches
  * `scoreia serve` itself, and over Streamable HTTP, against a running `scoreia serve --http`.
+ * On each, a whole attempt (enter, observe, act, seal) is played through the Inspector alone and
+ * the sealed card then verifies with `scoreia verify`.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, CANONICAL_TOOLS, HANDLE, type HttpServer, IDENTITY, startHttp, tempDir } from "./support.ts";
+import {
+  BIN,
+  CANONICAL_TOOLS,
+  checkCardAtRest,
+  fullAttempt,
+  type HttpServer,
+  readSqliteCard,
+  startHttp,
+  tempDir,
+} from "./support.ts";
 
 const require = createRequire(import.meta.url);
 const PKG_JSON = require.resolve("@modelcontextprotocol/inspector-cli/package.json");
@@ -49,9 +61,55 @@ function json(run: Run): Record<string, unknown> {
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
-/** `--tool-arg` pairs; values the Inspector would read as JSON numbers are avoided on purpose. */
-function toolArgs(extra: Record<string, string>): string[] {
-  return ["--tool-arg", ...Object.entries({ ...IDENTITY, ...extra }).map(([k, v]) => `${k}=${v}`)];
+/**
+ * `--tool-arg k=v` pairs. The Inspector JSON-parses each value and falls back to the raw text, so
+ * every value is passed as JSON: strings stay strings ("2026" would otherwise become a number),
+ * numbers and objects arrive as themselves.
+ */
+function toolArgs(args: Record<string, unknown>): string[] {
+  const pairs = Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return pairs.length ? ["--tool-arg", ...pairs] : [];
+}
+
+type Sc = Record<string, unknown>;
+
+/**
+ * The Inspector CLI as the client of a whole attempt: one Inspector process per tools/call (each a
+ * fresh MCP client and, over stdio, a fresh server process on the same database), each result
+ * checked against the outputSchema the server published in tools/list, as Session does.
+ */
+async function inspectorClient(
+  target: string[],
+): Promise<{ sc(name: string, args: Sc): Promise<Sc>; calls(): number }> {
+  const { tools } = json(await inspector([...target, "--method", "tools/list"])) as {
+    tools: Array<{ name: string; outputSchema: object }>;
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validators = new Map(tools.map((t) => [t.name, ajv.compile(t.outputSchema)]));
+  let calls = 0;
+  return {
+    calls: () => calls,
+    async sc(name, args) {
+      calls++;
+      const out = json(await inspector([...target, "--method", "tools/call", "--tool-name", name, ...toolArgs(args)]));
+      const sc = out.structuredContent as Sc;
+      const validate = validators.get(name);
+      if (!validate) throw new Error(`tools/list has no ${name}`);
+      if (!validate(sc)) throw new Error(`${name} violates its outputSchema: ${JSON.stringify(validate.errors)}`);
+      expect(out.isError === true, `${name}: isError agrees with ok`).toBe(sc.ok === false);
+      return sc;
+    },
+  };
+}
+
+/** `scoreia verify …`: exit code and its one-line verdict. */
+function verifyCli(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, "verify", ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 function observedClientOf(dbFile: string, handle: string): unknown {
@@ -90,32 +148,22 @@ describe(`MCP Inspector CLI ${PKG.version} against scoreia serve (stdio)`, () =>
     for (const t of tools) expect(t.outputSchema).toBeDefined();
   });
 
-  it("tools/call enter_open_challenge with --tool-arg returns ok:true", async () => {
-    const out = json(
-      await inspector([
-        ...STDIO_TARGET,
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "enter_open_challenge",
-        ...toolArgs({ suite: "chambre-atelier-v0", seed: "e2e-inspector" }),
-      ]),
-    );
-    expect(out.isError).toBeUndefined();
-    const sc = out.structuredContent as Record<string, unknown>;
-    expect(sc).toMatchObject({
-      ok: true,
-      attempt_state: "created",
-      suite_id: "chambre-atelier-v0",
-      seed: "e2e-inspector",
-      declared: { host: "cursor", product: "gpt-5.6-sol" },
-    });
-    expect(sc.attempt_handle).toMatch(HANDLE);
-    // It reached the database the Inspector's server was told to use, observed as the Inspector.
-    expect(observedClientOf(stdioDb, sc.attempt_handle as string)).toEqual({
-      name: "inspector-cli",
-      version: PKG.version,
-    });
+  // One Inspector process and one server process per call: about a second each, ~30 calls.
+  it("plays a whole chambre-chrono-v0 attempt, one Inspector run per call; the card verifies", {
+    timeout: 300_000,
+  }, async () => {
+    const client = await inspectorClient(STDIO_TARGET);
+    const seed = "e2e-inspector-stdio";
+    const out = await fullAttempt(client, "chambre-chrono-v0", seed);
+    expect(client.calls()).toBe(out.actions + 4);
+    expect(out.entry).toMatchObject({ declared: { host: "cursor", product: "gpt-5.6-sol" } });
+    // Observed as the Inspector, in the database the Inspector's server was told to use.
+    expect(observedClientOf(stdioDb, out.handle)).toEqual({ name: "inspector-cli", version: PKG.version });
+    const row = readSqliteCard(stdioDb, out.cardId);
+    checkCardAtRest(row, tmp.dir, { handle: out.handle, suite: "chambre-chrono-v0", seed, actions: out.actions });
+    const verified = await verifyCli([out.cardId, "--db", stdioDb, "--data-dir", tmp.dir]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^valid\b/);
   });
 
   it("a known tool that refuses its arguments is an isError result, not a protocol error", async () => {
@@ -151,25 +199,17 @@ describe(`MCP Inspector CLI ${PKG.version} against scoreia serve --http`, () => 
     expect((out.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([...CANONICAL_TOOLS]);
   });
 
-  it("tools/call enter_open_challenge over Streamable HTTP returns ok:true", async () => {
-    const out = json(
-      await inspector([
-        http.url,
-        "--transport",
-        "http",
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "enter_open_challenge",
-        ...toolArgs({ suite: "chambre-chrono-v0", seed: "e2e-inspector-http" }),
-      ]),
-    );
-    const sc = out.structuredContent as Record<string, unknown>;
-    expect(sc).toMatchObject({ ok: true, attempt_state: "created", suite_id: "chambre-chrono-v0" });
-    expect(observedClientOf(httpDb, sc.attempt_handle as string)).toEqual({
-      name: "inspector-cli",
-      version: PKG.version,
-    });
+  it("plays a whole chambre-atelier-v0 attempt, one Inspector run per call; the card verifies", {
+    timeout: 300_000,
+  }, async () => {
+    const client = await inspectorClient([http.url, "--transport", "http"]);
+    const out = await fullAttempt(client, "chambre-atelier-v0", "e2e-inspector-http");
+    expect(client.calls()).toBe(out.actions + 4);
+    expect(observedClientOf(httpDb, out.handle)).toEqual({ name: "inspector-cli", version: PKG.version });
+    // Verified here from the server's published proof and keys, not by the server's own verdict.
+    const verified = await verifyCli([out.cardId, "--server", new URL(http.url).origin]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^valid\b/);
   });
 
   it("tools/call of an unknown tool over Streamable HTTP fails with JSON-RPC -32602", async () => {

@@ -126,8 +126,9 @@ export interface AttemptOutcome {
 /**
  * A whole attempt as an agent would run it: enter (fixed seed), observe, the reference solver
  * through chamber_action (every call carries expected_action_index), seal, and seal again.
+ * `s` is any client that returns a checked structuredContent (Session, or the Inspector CLI).
  */
-export async function fullAttempt(s: Session, suite: SuiteId, seed: string): Promise<AttemptOutcome> {
+export async function fullAttempt(s: Pick<Session, "sc">, suite: SuiteId, seed: string): Promise<AttemptOutcome> {
   const entry = await s.sc("enter_open_challenge", { ...IDENTITY, suite, seed });
   expect(entry).toMatchObject({ ok: true, attempt_state: "created", suite_id: suite, seed, action_index: 0 });
   const handle = entry.attempt_handle as string;
