@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kernel";
+import { type DialectName, type Kysely, type RawBuilder, sql, type Transaction } from "kernel";
 import { projectCondition, type Scope } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import type { ChunkRow, ClaimRow, FactRow, FactVersionRow, IssueRow, QuestionRow } from "./schema/tables.ts";
@@ -257,6 +257,20 @@ export async function versionsOf(db: Db, profile: string, factId: string): Promi
     .orderBy("known_from")
     .orderBy("version_id")
     .execute();
+}
+
+/**
+ * The rows of `table` (facts or claims, already scoped and filtered by the caller's query) whose
+ * normalised "subject object" contains one of `terms`, or is contained in one: the relevance test
+ * of service/packs.ts, in SQL, so a targeted pack finds the rows that name its target however old
+ * they are (a newest-first LIMIT before the test lost every relevant row past it).
+ */
+export function naming(dialect: DialectName, terms: string[]): RawBuilder<boolean> {
+  const text = sql`(subject_norm || ' ' || object_norm)`;
+  const has = (hay: unknown, needle: unknown) =>
+    dialect === "postgres" ? sql<boolean>`strpos(${hay}, ${needle}) > 0` : sql<boolean>`instr(${hay}, ${needle}) > 0`;
+  const ors = terms.flatMap((t) => [has(text, t), has(t, text)]);
+  return ors.length > 0 ? sql<boolean>`(${sql.join(ors, sql` OR `)})` : sql<boolean>`1 = 0`;
 }
 
 // ------------------------------------------------------------------ issues

@@ -4,11 +4,15 @@ import type { SessionRow } from "../../sessions/schema.ts";
 import { scoped } from "../../tasks/store.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";
-import { chunks, claims, facts, visibleOpenQuestions } from "../store.ts";
+import type { ClaimRow, FactRow } from "../schema/tables.ts";
+import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
 import { impactLink } from "./facts.ts";
 import { recordRun, type W } from "./write.ts";
 
-/** How many rows of each kind a pack considers (most recently changed first). */
+/**
+ * How many rows of each kind a pack considers (most recently changed first). A targeted pack
+ * also considers up to as many facts and claims that name its target, however old.
+ */
 const LIMITS = { facts: 300, claims: 200, questions: 100, chunks: 100, tasks: 200 };
 const PRIORITY_QUALITY: Record<string, number> = { critical: 1, high: 0.85, medium: 0.6, low: 0.4 };
 export const SELECTION_POLICY = "greedy_by_score_v1";
@@ -39,13 +43,20 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const fs = await facts(w.trx, w.scope)
-    .selectAll()
-    .where("status", "=", "live")
-    .orderBy("updated_at", "desc")
-    .orderBy("fact_id")
-    .limit(LIMITS.facts)
-    .execute();
+  const dialect = w.ctx.database.dialect;
+  const liveFacts = () => facts(w.trx, w.scope).selectAll().where("status", "=", "live");
+  const fs = union<FactRow>(
+    "fact_id",
+    await liveFacts().orderBy("updated_at", "desc").orderBy("fact_id").limit(LIMITS.facts).execute(),
+    terms.length === 0
+      ? []
+      : await liveFacts()
+          .where(naming(dialect, terms))
+          .orderBy("updated_at", "desc")
+          .orderBy("fact_id")
+          .limit(LIMITS.facts)
+          .execute(),
+  );
   for (const f of fs) {
     const c = f.contradiction_count > 0 ? `; contradicted by ${f.contradiction_count}` : "";
     out.push({
@@ -58,13 +69,19 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: f.scope,
     });
   }
-  const cs = await claims(w.trx, w.scope)
-    .selectAll()
-    .where("status", "=", "candidate")
-    .orderBy("updated_at", "desc")
-    .orderBy("claim_id")
-    .limit(LIMITS.claims)
-    .execute();
+  const candidateClaims = () => claims(w.trx, w.scope).selectAll().where("status", "=", "candidate");
+  const cs = union<ClaimRow>(
+    "claim_id",
+    await candidateClaims().orderBy("updated_at", "desc").orderBy("claim_id").limit(LIMITS.claims).execute(),
+    terms.length === 0
+      ? []
+      : await candidateClaims()
+          .where(naming(dialect, terms))
+          .orderBy("updated_at", "desc")
+          .orderBy("claim_id")
+          .limit(LIMITS.claims)
+          .execute(),
+  );
   for (const c of cs) {
     out.push({
       kind: "claim",
@@ -130,6 +147,12 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     });
   }
   return out;
+}
+
+/** The rows of both reads, each once (the pack's order does not depend on the input's). */
+function union<R>(key: keyof R, a: R[], b: R[]): R[] {
+  const seen = new Set(a.map((r) => r[key]));
+  return a.concat(b.filter((r) => !seen.has(r[key])));
 }
 
 export interface BuildArgs {
