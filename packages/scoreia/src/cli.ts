@@ -781,11 +781,14 @@ function readCards(file: string): Parsed {
   }
   const trimmed = text.trim();
   if (trimmed === "") return { cards: [], where: [] };
+  // Strict JSON (docs/evidence-0.2.md §1.1): a duplicated member name refuses the file, since
+  // another reader could take the other value of the card it imports.
   try {
-    const doc = JSON.parse(trimmed);
+    const doc = parseStrictJson(trimmed);
     if (Array.isArray(doc)) return { cards: doc, where: doc.map((_, i) => `item ${i + 1}`) };
     return { cards: [doc], where: ["the file"] };
-  } catch {
+  } catch (e) {
+    if (e instanceof DuplicateMemberError) throw new RefusedFile([`the file: ${e.message}`]);
     // not one JSON document: JSON Lines
   }
   const cards: unknown[] = [];
@@ -794,8 +797,9 @@ function readCards(file: string): Parsed {
   for (const [i, raw] of lines.entries()) {
     if (raw.trim() === "") continue;
     try {
-      cards.push(JSON.parse(raw));
+      cards.push(parseStrictJson(raw));
     } catch (e) {
+      if (e instanceof DuplicateMemberError) throw new RefusedFile([`line ${i + 1}: ${e.message}`]);
       throw new RefusedFile([`line ${i + 1}: not JSON (${(e as Error).message})`]);
     }
     where.push(`line ${i + 1}`);
