@@ -9,6 +9,7 @@ import type { ChamberDB } from "./attempts/schema.ts";
 import { CURRENT_TOOLSET, TOOLSETS, toolsetHash } from "./contract/index.ts";
 import { canonicalJson } from "./evidence/jcs.ts";
 import type { CardRegistry } from "./evidence/registry.ts";
+import { checkReveal, RegradeRefusal, type RegradeResult, regradeCard } from "./evidence/regrade.ts";
 import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
 import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
 import { DuplicateMemberError, parseStrictJson } from "./evidence/strict-json.ts";
@@ -65,6 +66,12 @@ Usage:
   scoreia reveal SUITE GENERATION [--db …] [--data-dir DIR]
       Retire a suite generation and publish its room secret and replay salts
       (GET /suites/SUITE/GENERATION/reveal.json): anyone can then rebuild its rooms and re-grade.
+  scoreia regrade REVEAL [PROOF…] [--server URL] [--json]
+      Re-grade every card of a revealed generation offline (docs/evidence-0.2.md §14.5):
+      REVEAL is a reveal document (a file, or its URL …/suites/S/G/reveal.json); PROOF files
+      are proof bundles; without them every card the reveal names is fetched from --server
+      (default: the reveal URL's origin). Exit 0 every card agrees, 1 one disagrees,
+      7 unusable input (a malformed reveal or proof, a wrong secret, another generation's card).
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
   scoreia --help | --version
@@ -92,6 +99,7 @@ export const EXIT = {
   unsigned_historical: 4,
   pending_signature: 5,
   io: 6,
+  refused: 7,
 } as const;
 
 /** Options each command accepts (besides --help). */
@@ -103,6 +111,7 @@ const ACCEPTS: Record<string, string[]> = {
   "import-historical": ["db", "data-dir"],
   quarantine: ["reason", "db", "data-dir", "signer"],
   reveal: ["db", "data-dir"],
+  regrade: ["server", "json"],
 };
 
 function dataDir(override?: string): string {
@@ -161,6 +170,8 @@ export async function main(argv: string[]): Promise<number> {
         return await importHistorical(values, positionals.slice(1));
       case "reveal":
         return await reveal(values, positionals.slice(1));
+      case "regrade":
+        return await regrade(values, positionals.slice(1));
       default:
         return await quarantine(values, positionals.slice(1));
     }
@@ -658,8 +669,11 @@ async function openExisting(values: Values): Promise<Database<ChamberDB>> {
 
 const FETCH_TIMEOUT_MS = 15_000;
 
-async function fetchJson(url: string): Promise<{ status: number; body: unknown; duplicate: string | null }> {
-  process.stderr.write(`scoreia verify: GET ${url}\n`);
+async function fetchJson(
+  url: string,
+  who = "scoreia verify",
+): Promise<{ status: number; body: unknown; duplicate: string | null }> {
+  process.stderr.write(`${who}: GET ${url}\n`);
   let res: Response;
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
@@ -781,11 +795,14 @@ function readCards(file: string): Parsed {
   }
   const trimmed = text.trim();
   if (trimmed === "") return { cards: [], where: [] };
+  // Strict JSON (docs/evidence-0.2.md §1.1): a duplicated member name refuses the file, since
+  // another reader could take the other value of the card it imports.
   try {
-    const doc = JSON.parse(trimmed);
+    const doc = parseStrictJson(trimmed);
     if (Array.isArray(doc)) return { cards: doc, where: doc.map((_, i) => `item ${i + 1}`) };
     return { cards: [doc], where: ["the file"] };
-  } catch {
+  } catch (e) {
+    if (e instanceof DuplicateMemberError) throw new RefusedFile([`the file: ${e.message}`]);
     // not one JSON document: JSON Lines
   }
   const cards: unknown[] = [];
@@ -794,8 +811,9 @@ function readCards(file: string): Parsed {
   for (const [i, raw] of lines.entries()) {
     if (raw.trim() === "") continue;
     try {
-      cards.push(JSON.parse(raw));
+      cards.push(parseStrictJson(raw));
     } catch (e) {
+      if (e instanceof DuplicateMemberError) throw new RefusedFile([`line ${i + 1}: ${e.message}`]);
       throw new RefusedFile([`line ${i + 1}: not JSON (${(e as Error).message})`]);
     }
     where.push(`line ${i + 1}`);
@@ -908,4 +926,100 @@ function refuse(file: string, problems: string[]): number {
     `scoreia import-historical: refused ${resolve(file)}, nothing imported (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${shown.join("")}${more}`,
   );
   return EXIT.invalid;
+}
+
+/** A strict-JSON document from a file or an http(s) URL; a duplicated member refuses it (exit 7). */
+async function readDocument(where: string, what: string): Promise<unknown> {
+  if (/^https?:\/\//.test(where)) {
+    const got = await fetchJson(where, "scoreia regrade");
+    if (got.duplicate)
+      throw new RegradeRefusal(
+        what === "reveal" ? "reveal_malformed" : "proof_malformed",
+        `${where}: ${got.duplicate}`,
+      );
+    if (got.status !== 200)
+      throw new IoError(`GET ${where}: HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 120)}`);
+    return got.body;
+  }
+  let text: string;
+  try {
+    text = readFileSync(where, "utf8");
+  } catch (e) {
+    throw new IoError(`cannot read ${where}: ${(e as Error).message}`);
+  }
+  try {
+    return parseStrictJson(text);
+  } catch (e) {
+    throw new RegradeRefusal(
+      what === "reveal" ? "reveal_malformed" : "proof_malformed",
+      `${where}: ${(e as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Re-grades a revealed generation's cards offline (commit-reveal, docs/evidence-0.2.md §14.5):
+ * rebuilds each room from the revealed secret, opens the replay's commitments and replays them.
+ */
+async function regrade(values: Values, args: string[]): Promise<number> {
+  const [revealAt, ...proofFiles] = args;
+  if (!revealAt) throw new UsageError("needs a REVEAL document (a file or a URL), then PROOF files or --server URL");
+  const server = values.server ?? (/^https?:\/\//.test(revealAt) ? new URL(revealAt).origin : undefined);
+  if (proofFiles.length === 0 && !server) {
+    throw new UsageError("without PROOF files, --server URL (or a reveal URL) says where to fetch the proofs");
+  }
+  const results: RegradeResult[] = [];
+  let refusal: RegradeRefusal | null = null;
+  try {
+    const checked = checkReveal(await readDocument(revealAt, "reveal"));
+    const sources =
+      proofFiles.length > 0
+        ? proofFiles
+        : Object.keys(checked.reveal.replay_salts).map(
+            (id) => `${(server as string).replace(/\/+$/, "")}/proofs/${id}.json`,
+          );
+    for (const source of sources) {
+      try {
+        results.push(regradeCard(checked, await readDocument(source, "proof")));
+      } catch (e) {
+        if (!(e instanceof RegradeRefusal)) throw e;
+        results.push({ card_id: source, status: "refused", code: e.code, message: e.message });
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof RegradeRefusal)) throw e;
+    refusal = e;
+  }
+  const tally = {
+    agrees: results.filter((r) => r.status === "agrees").length,
+    disagrees: results.filter((r) => r.status === "disagrees").length,
+    refused: results.filter((r) => r.status === "refused").length,
+  };
+  const code = refusal
+    ? EXIT.refused
+    : tally.disagrees > 0
+      ? EXIT.invalid
+      : tally.refused > 0
+        ? EXIT.refused
+        : EXIT.valid;
+  if (values.json) {
+    const doc = refusal
+      ? { refused: { code: refusal.code, message: refusal.message }, cards: [] }
+      : { cards: results, ...tally };
+    process.stdout.write(`${JSON.stringify(doc)}\n`);
+    return code;
+  }
+  if (refusal) {
+    process.stdout.write(`refused (${refusal.code}): ${refusal.message}\n`);
+    return code;
+  }
+  for (const r of results) {
+    process.stdout.write(
+      r.status === "agrees"
+        ? `agrees ${r.card_id}: ${r.verdict}, ${r.actions} actions, ${r.opened} commitments opened\n`
+        : `${r.status === "disagrees" ? "DISAGREES" : "refused"} ${r.card_id} (${r.code}): ${r.message}\n`,
+    );
+  }
+  process.stdout.write(`${tally.agrees} agree, ${tally.disagrees} disagree, ${tally.refused} refused\n`);
+  return code;
 }

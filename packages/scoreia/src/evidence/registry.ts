@@ -6,7 +6,7 @@ import { SUITES } from "../suites/index.ts";
 import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
 import { CardLog } from "./log.ts";
-import { buildReplay, type PublicReplay, storedEvent } from "./replay.ts";
+import { buildReplay, type Opening, openingsOf, type PublicReplay, storedEvent } from "./replay.ts";
 import type { CardSignature, PublicKeyRecord, Signer } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
@@ -168,7 +168,9 @@ export class CardRegistry {
 
   /**
    * What a retired generation publishes (§14.3): its secret and, for each of its sealed cards, the
-   * attempt's replay salt, which opens every commitment of that card's replay. Null until revealed.
+   * attempt's replay salt and the openings of the commitments re-grading reads (every action's
+   * value, observation and private facts; handles, ally seeds and operator notes stay committed).
+   * Null until revealed.
    */
   async revealed(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
     const row = await this.generationRow(suiteId, generation);
@@ -176,11 +178,17 @@ export class CardRegistry {
     const salts = await this.database.db
       .selectFrom("chamber_attempts")
       .innerJoin("chamber_cards", "chamber_cards.handle", "chamber_attempts.handle")
-      .select(["chamber_cards.card_id", "chamber_attempts.replay_salt"])
+      .select(["chamber_cards.card_id", "chamber_attempts.replay_salt", "chamber_attempts.attempt_no"])
       .where("chamber_attempts.suite_id", "=", suiteId)
       .where("chamber_attempts.suite_generation", "=", generation)
       .orderBy("chamber_cards.card_id")
       .execute();
+    const openings: Record<string, Opening[]> = {};
+    for (const r of salts) {
+      const events = await selectEvents.rows(this.database.db, eventRange(r));
+      const sealAt = events.findIndex((e) => e.kind === "seal");
+      openings[r.card_id] = openingsOf((sealAt >= 0 ? events.slice(0, sealAt + 1) : events).map(storedEvent));
+    }
     return {
       reveal_version: "scoreia-reveal/0.2",
       suite_id: suiteId,
@@ -189,6 +197,7 @@ export class CardRegistry {
       secret: row.secret,
       revealed_at: row.revealed_at,
       replay_salts: Object.fromEntries(salts.map((r) => [r.card_id, r.replay_salt])),
+      openings,
     };
   }
 

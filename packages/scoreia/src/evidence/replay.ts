@@ -218,3 +218,46 @@ export function verifyReplay(replay: unknown, expectedHead: string): ReplayProbl
     return { code: "replay_head_mismatch", message: "replay head differs from the card's replay.head" };
   return null;
 }
+
+/** One opened commitment of a revealed generation (docs/evidence-0.2.md §14.3). */
+export interface Opening {
+  seq: number;
+  /** Where the marker sits, as its value salt names it: `request.value`, `response.observation`, `private`. */
+  location: string;
+  value: unknown;
+}
+
+/**
+ * The commitments a reveal opens: what re-grading reads (each action's submitted value, its
+ * observation and its private oracle facts). Bearer handles, ally seeds and instructions (a seed
+ * nobody else may enter before the ally) and operator notes stay committed.
+ */
+export const OPENED_LOCATIONS: Record<string, readonly string[]> = {
+  action: ["request.value", "response.observation", "private"],
+};
+
+/** The openings of one attempt's stored events, in seq then location order. */
+export function openingsOf(events: StoredEvent[]): Opening[] {
+  const out: Opening[] = [];
+  for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
+    for (const location of OPENED_LOCATIONS[e.kind] ?? []) {
+      const value = valueAt(e, location);
+      if (value !== undefined && value !== null) out.push({ seq: e.seq, location, value });
+    }
+  }
+  return out;
+}
+
+/** The value an event holds at `location` (`request.x`, `response.x` or `private`), or undefined. */
+function valueAt(e: Pick<StoredEvent, "request" | "response" | "private">, location: string): unknown {
+  if (location === "private") return e.private;
+  const [part, member] = location.split(".") as [string, string];
+  const holder = part === "request" ? e.request : part === "response" ? e.response : undefined;
+  if (!holder || typeof holder !== "object" || Array.isArray(holder)) return undefined;
+  return Object.hasOwn(holder, member) ? (holder as Record<string, unknown>)[member] : undefined;
+}
+
+/** The marker at `location` of a public event, or undefined when there is none. */
+export function markerAt(e: Pick<PublicEvent, "request" | "response" | "private">, location: string): unknown {
+  return valueAt(e, location);
+}

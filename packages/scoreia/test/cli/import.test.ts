@@ -99,4 +99,25 @@ describe("scoreia import-historical", () => {
     expect(broken.stderr).toMatch(/line 2: not JSON/);
     expect(idsIn(dbFile)).toEqual(before);
   });
+
+  it("refuses a card with a duplicated member name, as a JSON array and as JSON Lines (strict JSON, §1.1)", async () => {
+    const before = idsIn(dbFile);
+    const c = JSON.stringify(card(13));
+    // JSON.parse would keep the second verdict; another reader may keep the first.
+    const dup = `${c.slice(0, -1)},"verdict":"solved"}`;
+    writeFileSync(file("dup.json"), `[${JSON.stringify(card(14))},${dup}]`);
+    writeFileSync(file("dup.jsonl"), `${JSON.stringify(card(15))}\n${dup}\n`);
+    const [array, lines] = await Promise.all([
+      run(["import-historical", file("dup.json"), "--db", dbFile]),
+      run(["import-historical", file("dup.jsonl"), "--db", dbFile]),
+    ]);
+    expect([array.code, lines.code]).toEqual([1, 1]);
+    expect(array.stderr.replace(/\n/g, " ")).toMatch(
+      /dup\.json, nothing imported .*the file: duplicate member name "verdict"/,
+    );
+    expect(lines.stderr.replace(/\n/g, " ")).toMatch(
+      /dup\.jsonl, nothing imported .*line 2: duplicate member name "verdict"/,
+    );
+    expect(idsIn(dbFile)).toEqual(before);
+  });
 });

@@ -47,3 +47,4 @@ export function merkleNode(left: Uint8Array, right: Uint8Array): Buffer;
 export function logLeafHash(leaf: unknown): Buffer;
 export function inclusionHolds(index: number, size: number, leafHash: Buffer, path: Buffer[], root: Buffer): boolean;
 export function consistencyHolds(size1: number, size2: number, path: Buffer[], root1: Buffer, root2: Buffer): boolean;
+export function checkOpenings(bundle: unknown, reveal: unknown): string | null;

@@ -184,6 +184,57 @@ export function marker(replaySalt, seq, location, value) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// §14.3 / §14.5 reveal: the secret's commitment and the openings of a card's replay
+// (the room itself is rebuilt by the suite code; this checks what the documents alone decide)
+
+const OPENED = { action: ["request.value", "response.observation", "private"] };
+
+function at(event, location) {
+  if (location === "private") return event.private;
+  const [part, member] = location.split(".");
+  return get(event[part], member);
+}
+
+/**
+ * Checks a reveal against a proof bundle of its generation: SHA-256 of the secret is the
+ * manifest's room_secret.commitment, the manifest hashes to the reveal's and the card's
+ * manifest_hash, every opening hashes to the marker at its place, and every marker the reveal
+ * opens (§14.5: action request.value, response.observation, private) is opened.
+ * Returns null, or the failure code.
+ */
+export function checkOpenings(bundle, reveal) {
+  const secret = hex32(reveal.secret);
+  if (!secret) return "reveal_malformed";
+  const commitment = get(get(bundle.manifest, "room_secret"), "commitment");
+  if (commitment !== H(secret)) return "secret_mismatch";
+  const mh = manifestHash(bundle.manifest);
+  if (mh !== reveal.manifest_hash || mh !== get(get(bundle.card, "suite"), "manifest_hash")) return "secret_mismatch";
+  const id = get(bundle.card, "card_id");
+  const salt = hex32(get(reveal.replay_salts, id));
+  const openings = get(reveal.openings, id);
+  if (!salt || !Array.isArray(openings)) return "card_not_in_reveal";
+  const events = bundle.replay.events;
+  const opened = new Set();
+  for (const o of openings) {
+    const e = events[o.seq];
+    const m = e ? at(e, o.location) : undefined;
+    if (!e || !(OPENED[e.kind] ?? []).includes(o.location) || !isJsonObject(m)) return "opening_unexpected";
+    if (!deepEqual(m, marker(salt, o.seq, o.location, o.value))) return "opening_mismatch";
+    opened.add(`${o.seq}:${o.location}`);
+  }
+  for (const e of events) {
+    for (const location of OPENED[e.kind] ?? []) {
+      if (isJsonObject(at(e, location)) && !opened.has(`${e.seq}:${location}`)) return "opening_missing";
+    }
+  }
+  return null;
+}
+
+function hex32(s) {
+  return typeof s === "string" && /^[0-9a-f]{64}$/.test(s) ? Buffer.from(s, "hex") : null;
+}
+
+// ---------------------------------------------------------------------------------------------
 // helpers
 
 function sameNames(obj, names) {
