@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npm run build` (also run by `npm install` through `prepare`, and by vitest's global setup):
- * compiles each workspace package's `src/` to `dist/`, the JavaScript the bins run, so a start
- * loads no TypeScript loader (issue 14 §2: `initialize` took 1.6 s through tsx).
+ * compiles each workspace package's `src/` to `dist/` file by file (what the packages' exports
+ * name outside the source condition), then bundles each bin's CLI into `dist/bundle/` (below),
+ * the JavaScript the bins run, so a start loads no TypeScript loader (issue 14 §2: `initialize`
+ * took 1.6 s through tsx) and resolves no module graph of several hundred files.
  *
  * Emission only, file by file, with TypeScript's own emitter (`ts.transpileModule`: the output of
  * `tsc` under `isolatedModules`, which tsconfig.json enforces) and the repository's compiler
