@@ -6,9 +6,10 @@
  * machine falls on all of them alike; the figure is the median of the rounds, and the ratio is
  * against the reference's median of the same run.
  *
- * Servers: `shampoo serve` and `scoreia serve` (the bins: compiled JavaScript in dist/), the
- * reference (`node …/server-memory/dist/index.js`), and, for comparison, `shampoo serve` run from
- * its TypeScript sources through tsx (what the bin did before dist/). Every server gets its own
+ * Servers: `shampoo serve` and `scoreia serve` (the bins: the esbuild bundle in dist/bundle/),
+ * the reference (`node …/server-memory/dist/index.js`), and, for comparison, `shampoo serve` from
+ * the per-file dist/ (what the bin ran before the bundle) and from its TypeScript sources through
+ * tsx (what it ran before dist/). Every server gets its own
  * temporary data, created by one start before the rounds (the rounds open an existing database,
  * as a host's every start after the first does); the first start on a fresh database is reported
  * too.
@@ -20,6 +21,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import {
   BENCH_DIR,
@@ -65,19 +67,31 @@ const SERVERS: Server[] = [
   },
   {
     name: "shampoo serve",
-    note: "bin → dist/, SQLite file in a temp dir",
+    note: "bin → dist/bundle/ (esbuild), SQLite file in a temp dir",
     command: (dir) => ({ args: [join(ROOT, "packages/shampoo/bin/shampoo.mjs"), "serve", "--db", join(dir, "s.db")] }),
   },
   {
     name: "scoreia serve",
-    note: "bin → dist/, SQLite file and keys in a temp dir",
+    note: "bin → dist/bundle/ (esbuild), SQLite file and keys in a temp dir",
     command: (dir) => ({
       args: [join(ROOT, "packages/scoreia/bin/scoreia.mjs"), "serve", "--data-dir", dir, "--db", join(dir, "c.db")],
     }),
   },
   {
+    name: "shampoo serve, per-file dist/",
+    note: "the previous bin: src/ compiled file by file to dist/, loaded module by module",
+    command: (dir) => {
+      const entry = join(dir, "dist-entry.mjs");
+      writeFileSync(
+        entry,
+        `const { main } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "packages/shampoo/dist/cli.js")).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+      );
+      return { args: [entry, "serve", "--db", join(dir, "s.db")] };
+    },
+  },
+  {
     name: "shampoo serve via tsx (sources)",
-    note: "the previous bin: TypeScript sources through tsx's loader",
+    note: "the bin before dist/: TypeScript sources through tsx's loader",
     command: (dir) => {
       const entry = join(dir, "tsx-entry.mjs");
       writeFileSync(

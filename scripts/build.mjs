@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npm run build` (also run by `npm install` through `prepare`, and by vitest's global setup):
- * compiles each workspace package's `src/` to `dist/`, the JavaScript the bins run, so a start
- * loads no TypeScript loader (issue 14 §2: `initialize` took 1.6 s through tsx).
+ * compiles each workspace package's `src/` to `dist/` file by file (what the packages' exports
+ * name outside the source condition), then bundles each bin's CLI into `dist/bundle/` (below),
+ * the JavaScript the bins run, so a start loads no TypeScript loader (issue 14 §2: `initialize`
+ * took 1.6 s through tsx) and resolves no module graph of several hundred files.
  *
  * Emission only, file by file, with TypeScript's own emitter (`ts.transpileModule`: the output of
  * `tsc` under `isolatedModules`, which tsconfig.json enforces) and the repository's compiler
@@ -13,8 +15,8 @@
  * seconds, most of it loading TypeScript, which is skipped when nothing changed.
  *
  * A file whose output is newer than its source is skipped; outputs whose source is gone are
- * deleted. Non-TypeScript files under src/ (JSON, CSS, browser scripts) are copied. Test files
- * (`*.test.ts`) are not built.
+ * deleted (dist/bundle/ aside). Non-TypeScript files under src/ (JSON, CSS, browser scripts) are
+ * copied. Test files (`*.test.ts`) are not built.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
@@ -61,7 +63,8 @@ for (const pkg of PACKAGES) {
     wanted.add(out);
     if (mtime(out) < mtime(file)) compile.push({ file, out, isTs });
   }
-  for (const file of walk(dist)) if (!wanted.has(file)) orphans.push(file);
+  const bundle = join(dist, "bundle") + sep;
+  for (const file of walk(dist)) if (!wanted.has(file) && !file.startsWith(bundle)) orphans.push(file);
 }
 for (const file of orphans) rmSync(file);
 
@@ -121,8 +124,8 @@ if (failed > 0) {
  * computed from the bundle chunk's own URL (every chunk sits in dist/bundle/, so the relative path
  * is fixed), and those reads resolve as they do from src/.
  *
- * Skipped when dist/bundle/meta.json (esbuild's list of inputs) is newer than every input and
- * than this script.
+ * Skipped when dist/bundle/meta.json (esbuild's list of inputs) is newer than every input, than
+ * this script and than the lockfiles.
  */
 const BINS = ["scoreia", "shampoo"];
 const SOURCE_ROOT = join(ROOT, "packages");
@@ -150,7 +153,14 @@ function sourceUrlPlugin(outdir) {
 function upToDate(outdir) {
   const meta = join(outdir, "meta.json");
   const built = mtime(meta);
-  if (built < 0 || built < mtime(fileURLToPath(import.meta.url))) return false;
+  // npm unpacks dependencies with their tarballs' fixed mtimes (1985): an install or upgrade shows
+  // only in the lockfiles npm rewrites.
+  const also = [
+    fileURLToPath(import.meta.url),
+    join(ROOT, "package-lock.json"),
+    join(ROOT, "node_modules/.package-lock.json"),
+  ];
+  if (built < 0 || also.some((file) => built < mtime(file))) return false;
   try {
     const { inputs } = JSON.parse(readFileSync(meta, "utf8"));
     return Object.keys(inputs).every((input) => {

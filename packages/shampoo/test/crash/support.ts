@@ -2,16 +2,17 @@
  * Runs writer.ts in a child process, kills it with SIGKILL at a seeded random moment after it
  * reports "ready", and does that again and again on the same database.
  *
- * The writer is TypeScript; it is bundled once per test file with esbuild (the compiler tsx runs
- * on) into one .mjs, because starting it under tsx costs ~1.3 s per start on this machine (tsx's
- * resolver hooks over kysely's and the SDK's hundreds of modules) and 50 restarts would not fit
- * the test's time bound. The bundle is the same source; only the native drivers stay external.
+ * The writer is TypeScript; it is bundled once per test file with esbuild into one .mjs, as the
+ * bins are (scripts/build.mjs → dist/bundle/), because starting it under tsx costs ~1.3 s per
+ * start on this machine (tsx's resolver hooks over kysely's and the SDK's hundreds of modules) and
+ * 50 restarts would not fit the test's time bound. The bundle is the same source; only the
+ * native drivers stay external.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-// esbuild is tsx's own compiler (a dependency of tsx), not a direct dependency of this repo.
+// esbuild: the repository's bundler (a pinned devDependency; scripts/build.mjs bundles the bins).
 import { build } from "esbuild";
 import { rng } from "kernel/rng.ts";
 
