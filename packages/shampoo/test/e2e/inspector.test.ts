@@ -1,7 +1,8 @@
 /**
  * The official MCP Inspector CLI (@modelcontextprotocol/inspector-cli, a devDependency) against
  * the real binary: over stdio, where the Inspector launches `shampoo serve` itself, and over
- * Streamable HTTP with a bearer token (--header), where it calls every registered tool.
+ * Streamable HTTP with a bearer token (--header), where it calls every registered tool. On both,
+ * a working session whose calls build on each other (handoffSession), one Inspector run per call.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import {
   EXAMPLES,
   type Fixture,
   type HttpServer,
+  handoffSession,
   makeFixture,
   missingExamples,
   newToken,
@@ -71,6 +73,15 @@ function toolArgs(args: Record<string, unknown>): string[] {
   return pairs.length ? ["--tool-arg", ...pairs] : [];
 }
 
+/** tools/call through one Inspector run; a success is expected (no isError). */
+const callVia =
+  (target: string[]) =>
+  async (tool: string, args: Sc): Promise<Sc> => {
+    const out = json(await inspector([...target, "--method", "tools/call", "--tool-name", tool, ...toolArgs(args)]));
+    expect(out.isError, `${tool} → ${JSON.stringify(out.structuredContent)}`).toBeUndefined();
+    return out.structuredContent as Sc;
+  };
+
 const tmp = tempDir("inspector");
 const TOKEN = newToken();
 /** The server command line the Inspector launches for stdio. */
@@ -79,7 +90,9 @@ let http: HttpServer;
 let auth: string[];
 
 beforeAll(async () => {
-  const config = writeConfig(tmp.dir, [{ token: TOKEN, principal: "inspector", role: "agent", grants: ["insp", ""] }]);
+  const config = writeConfig(tmp.dir, [
+    { token: TOKEN, principal: "inspector", role: "agent", grants: ["insp", "insp-handoff", ""] },
+  ]);
   http = await startHttp(["--db", join(tmp.dir, "http.db"), "--config", config]);
   auth = [http.url, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`];
 });
@@ -115,6 +128,13 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve (stdio)`, () =>
     expect(out.structuredContent).toMatchObject({ title: "from the Inspector", status: "not_started" });
   });
 
+  // Seven calls, each an Inspector process launching its own server on the same database.
+  it("a session across calls: task, progress, session_save twice, resume_context, query_tasks", {
+    timeout: 300_000,
+  }, async () => {
+    await handoffSession(callVia(STDIO_TARGET), "handoff");
+  });
+
   it("tools/call of an unknown tool fails with JSON-RPC -32602", async () => {
     const run = await inspector([...STDIO_TARGET, "--method", "tools/call", "--tool-name", "no_such_tool"]);
     expect(run.code).toBe(1);
@@ -133,6 +153,12 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve --http --config
   it("tools/list with --header Authorization lists every registered tool", async () => {
     const out = json(await inspector([...auth, "--method", "tools/list"]));
     expect((out.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(TOOL_NAMES);
+  });
+
+  it("a session across calls as the token's principal: task, progress, saves, resume, query", {
+    timeout: 300_000,
+  }, async () => {
+    await handoffSession(callVia(auth), "insp-handoff");
   });
 
   // One Inspector process per tool (29 of them): minutes, not seconds, on a loaded 2-core machine.

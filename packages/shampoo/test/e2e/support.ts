@@ -270,6 +270,44 @@ export async function makeFixture(project: string, call: (tool: string, args: Sc
   return f;
 }
 
+/**
+ * A working session an agent runs across calls, each building on the one before: create a task,
+ * start it, save a session snapshot, update that snapshot, then resume from it (the handoff pack
+ * holds the summary, the files and the open task) and find the task in progress. `call` is any
+ * client (SDK of either era, the Inspector CLI); returns the ids it made.
+ */
+export async function handoffSession(
+  call: (tool: string, args: Sc) => Promise<Sc>,
+  project: string,
+): Promise<{ taskId: string; sessionId: string }> {
+  const title = `Handoff task of ${project}`;
+  const created = await call("create_task_or_note", { title, project, description: "Carried across a session." });
+  expect(created).toMatchObject({ title, status: "not_started", type: "task" });
+  const taskId = created.task_id as string;
+  expect(await call("update_task", { task_id: taskId, status: "in_progress", notes: "half done" })).toMatchObject({
+    updated: taskId,
+    fields: expect.arrayContaining(["status", "notes"]),
+  });
+  const saved = await call("session_save", {
+    summary: `First pass on ${project}`,
+    project,
+    active_files: ["src/handoff.ts"],
+  });
+  expect(saved.action).toBe("created");
+  const sessionId = saved.session_id as string;
+  const updated = await call("session_save", { session_id: sessionId, summary: `Halfway through ${project}` });
+  expect(updated).toEqual({ action: "updated", session_id: sessionId });
+  const resumed = await call("resume_context", { session_id: sessionId });
+  expect(resumed.session_id).toBe(sessionId);
+  const body = (resumed.pack as { body: string }).body;
+  // The update kept the project and files it did not supply, and replaced the summary.
+  for (const part of [`Halfway through ${project}`, "src/handoff.ts", title]) expect(body).toContain(part);
+  expect(body).not.toContain(`First pass on ${project}`);
+  const found = await call("query_tasks", { project });
+  expect(found.tasks).toEqual([expect.objectContaining({ id: taskId, status: "in_progress", notes: "half done" })]);
+  return { taskId, sessionId };
+}
+
 /** Tools in TOOLS with no example: must be empty (a failure names them). */
 export function missingExamples(): string[] {
   return TOOL_NAMES.filter((n) => !(n in EXAMPLES));
