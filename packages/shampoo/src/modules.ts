@@ -4,8 +4,9 @@ import { linksModule } from "./domains/links/index.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
 import { sessionsModule } from "./domains/sessions/index.ts";
 import { tasksModule } from "./domains/tasks/index.ts";
+import { installContributions } from "./platform/extend.ts";
 import { platformModule } from "./platform/index.ts";
-import type { Module } from "./platform/module.ts";
+import { type Module, moduleOrder } from "./platform/module.ts";
 
 /**
  * The one list of SHAMPOO's modules. The tool list (tools/list order: module order, then each
@@ -21,3 +22,6 @@ export const MODULES: readonly Module[] = [
   governanceModule,
   reflectionModule,
 ];
+
+// The extension points (platform/extend.ts) answer what these modules contribute, in module order.
+installContributions(moduleOrder(MODULES));

@@ -1,5 +1,5 @@
-import { type Database, type DialectName, type Kysely, sql } from "kernel";
-import type { SelectQueryBuilder } from "kysely";
+import { type Database, type DialectName, type Kysely, type RawBuilder, sql } from "kernel";
+import type { QueryExecutorProvider, SelectQueryBuilder } from "kysely";
 
 /**
  * The store adapter: what each engine can do for coordination, as flags, and the few
@@ -30,9 +30,31 @@ export interface Engine {
   /** forUpdate that skips rows another transaction holds (claim queues). */
   forUpdateSkipLocked<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Serialises the transactions that take the same `key` until they end; call inside a write. */
-  lockKey(trx: Kysely<unknown>, key: string): Promise<void>;
+  lockKey(trx: QueryExecutorProvider, key: string): Promise<void>;
   /** Does the (unqualified) table exist where the connection looks for tables? */
   tableExists(db: Kysely<unknown>, table: string): Promise<boolean>;
+  /**
+   * `column` compared and ordered byte by byte (PostgreSQL: COLLATE "C"; SQLite's default
+   * BINARY already is), so orderings agree across engines and locales.
+   */
+  byteOrder(column: string): RawBuilder<unknown>;
+  /**
+   * A row's cheapest key for a join back to it: rowid on SQLite (every index holds it, so a
+   * filter's own index answers alone), `primaryKey` on PostgreSQL.
+   */
+  rowKey(table: string, primaryKey: string): RawBuilder<unknown>;
+  /**
+   * Planner hints, for SQLite's rule-based planner (PostgreSQL plans from statistics and gets the
+   * plain query): `indexedBy` names the index to walk (` INDEXED BY name`, to append to a table
+   * name); `notIndexed` keeps a condition on `expr` out of index selection (unary +);
+   * `notIndexedText` the same for a text column, as `(column || '')` (the same value, NULL stays
+   * NULL); `planned` writes a value into the SQL text, where the planner can see it (a bound
+   * parameter on PostgreSQL).
+   */
+  indexedBy(index: string): RawBuilder<unknown>;
+  notIndexed(expr: RawBuilder<unknown>): RawBuilder<unknown>;
+  notIndexedText(column: string): RawBuilder<unknown>;
+  planned(value: string | number): RawBuilder<unknown>;
 }
 
 const sqlite: Engine = {
@@ -48,6 +70,12 @@ const sqlite: Engine = {
     }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`.execute(db);
     return Number(r.rows[0]?.n ?? 0) > 0;
   },
+  byteOrder: (column) => sql`${sql.ref(column)}`,
+  rowKey: (table) => sql.raw(`${table}.rowid`),
+  indexedBy: (index) => sql.raw(` INDEXED BY ${index}`),
+  notIndexed: (expr) => sql`+${expr}`,
+  notIndexedText: (column) => sql`(${sql.ref(column)} || '')`,
+  planned: (value) => sql.lit(value),
 };
 
 const postgres: Engine = {
@@ -63,6 +91,12 @@ const postgres: Engine = {
     const r = await sql<{ t: string | null }>`SELECT to_regclass(${table})::text AS t`.execute(db);
     return r.rows[0]?.t != null;
   },
+  byteOrder: (column) => sql`${sql.ref(column)} COLLATE "C"`,
+  rowKey: (table, primaryKey) => sql.ref(`${table}.${primaryKey}`),
+  indexedBy: () => sql``,
+  notIndexed: (expr) => expr,
+  notIndexedText: (column) => sql.ref(column),
+  planned: (value) => sql`${value}`,
 };
 
 export function engineOf(database: Pick<Database<unknown>, "dialect">): Engine {

@@ -1,5 +1,6 @@
 import type { Up } from "../store/schema.ts";
 import type { ShampooTool } from "../tooling.ts";
+import type { Contribution } from "./extend.ts";
 
 /**
  * A module is one category of SHAMPOO: its tools, its tables' migrations, and the modules whose
@@ -20,6 +21,11 @@ export interface Module {
    * single ledger (shampoo_migrations). Present there = already applied here.
    */
   legacy?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * What it adds to other modules' extension points (extend.ts), e.g. links'
+   * `tasksWritten.contribute(discover)`: the other module runs it without importing this one.
+   */
+  contributes?: readonly Contribution<unknown>[];
 }
 
 const MODULE_NAME = /^[a-z][a-z0-9_]{0,30}$/;

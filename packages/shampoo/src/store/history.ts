@@ -90,17 +90,36 @@ type Unclocked = Omit<Record<(typeof HISTORY_COLUMNS)[number], unknown>, "clock"
 /** Transactions whose events are written at their end (platform write()). */
 const pendingHistory = new WeakMap<object, Unclocked[]>();
 
+/** The events of a transaction that are collected, not yet written (platform write()). */
+export interface DeferredHistory {
+  /** How many events wait. */
+  pending(): number;
+  /** Writes the waiting events now (one clock bump per profile); later ones are collected again. */
+  flush(): Promise<number>;
+  /** Writes the waiting events and stops collecting: call it last inside the transaction. */
+  end(): Promise<number>;
+}
+
 /**
- * Collects the events recorded on `trx` until the returned flush writes them (one clock bump per
- * profile, then multi-row INSERTs). Call the flush last inside the transaction.
+ * Collects the events recorded on `trx` until flushed (one clock bump per profile, then
+ * multi-row INSERTs). `end()` last inside the transaction.
  */
-export function deferHistory(trx: Transaction<ShampooDB>): () => Promise<number> {
+export function deferHistory(trx: Transaction<ShampooDB>): DeferredHistory {
   const rows: Unclocked[] = [];
   pendingHistory.set(trx, rows);
-  return async () => {
-    pendingHistory.delete(trx);
-    await writeHistory(trx, rows);
-    return rows.length;
+  const flush = async () => {
+    const batch = rows.splice(0);
+    await writeHistory(trx, batch);
+    return batch.length;
+  };
+  return {
+    pending: () => rows.length,
+    flush,
+    end: async () => {
+      const n = await flush();
+      pendingHistory.delete(trx);
+      return n;
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { defineModule } from "../../platform/module.ts";
+import { resumeContinuity } from "../sessions/hooks.ts";
 import { governanceMigrations } from "./schema/migrations.ts";
+import { continuity } from "./service/continuity.ts";
 import { governanceTools } from "./tools.ts";
 
 /**
@@ -13,4 +15,5 @@ export const governanceModule = defineModule({
   dependsOn: ["tasks", "graph", "links", "sessions"],
   tools: governanceTools,
   migrations: governanceMigrations,
+  contributes: [resumeContinuity.contribute(continuity)],
 });

@@ -1,17 +1,15 @@
 import type { DialectName } from "kernel";
-import type { FtsMode } from "../tasks/fts.ts";
-import type { LookupCandidate, LookupSource } from "../tasks/lookup.ts";
+import type { FtsMode, LookupCandidate, LookupSource } from "../../store/lookup-source.ts";
 import { entityHits, observationHits } from "./fts.ts";
 import { fold, parseQuery } from "./model.ts";
 import type { EntityRow } from "./schema.ts";
 import { type Db, type GraphScope, liveSql, observationsOf } from "./store.ts";
 
 /**
- * The knowledge graph as a find_by_title source (tasks/lookup.ts LookupSource): live entities
- * the caller may see, with the surfaces name, observations (live ones, in order, one per
- * line), entity_type and project. Wire it next to the task source:
- *
- *   lookup([taskSource(…), entityLookupSource(db, dialect, graphScopeOf(ctx.caller))], …)
+ * The knowledge graph as a find_by_title source (store/lookup-source.ts LookupSource): live
+ * entities the caller may see, with the surfaces name, observations (live ones, in order, one
+ * per line), entity_type and project. The graph module contributes it to `lookupSources`
+ * (graph/index.ts), and find_by_title searches it next to the task source.
  */
 
 const PROBE_FACTOR = 2;

@@ -1,12 +1,18 @@
 import { defineModule } from "../../platform/module.ts";
+import { tasksWritten } from "../tasks/hooks.ts";
 import { linksLegacy, linksMigrations } from "./schema.ts";
+import { discoverOnTaskWrite } from "./service.ts";
 import { linkTools } from "./tools.ts";
 
-/** Task-entity links: connections between tasks and the entities they concern. */
+/**
+ * Task-entity links: connections between tasks and the entities they concern. Every task write
+ * runs its auto-discovery (tasks' `tasksWritten` hook), in the task's own transaction.
+ */
 export const linksModule = defineModule({
   name: "links",
   dependsOn: ["tasks", "graph"],
   tools: linkTools,
   migrations: linksMigrations,
   legacy: linksLegacy,
+  contributes: [tasksWritten.contribute(discoverOnTaskWrite)],
 });

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, iso, type Transaction } from "kernel";
+import { DomainError, iso, type Kysely, type Transaction } from "kernel";
 import { type Caller, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { recordEvent } from "../../store/history.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { read, type WriteScope, write } from "../../platform/write.ts";
+import type { ShampooDB } from "../../store/schema.ts";
 import { notFound } from "../../tooling.ts";
 import { graphScopeOf } from "../graph/store.ts";
+import type { TaskWritten } from "../tasks/hooks.ts";
+import type { TaskRow } from "../tasks/schema.ts";
 import {
   ACCEPT_TOOL,
   AUTO_LINK_MAX_PER_PASS,
@@ -35,8 +37,9 @@ import {
 } from "./store.ts";
 
 /**
- * Task-entity link rules. Every write is one transaction with one history event (entity_kind
- * task_link): the decision, the link change and the event commit together or not at all.
+ * Task-entity link rules. Every write is one platform write() with one history event per link
+ * (entity_kind task_link): the decision, the link change and the event commit together or not at
+ * all. Reads are one read() snapshot.
  * Nothing is deleted: unlink marks the link removed and keeps a removal marker; link_task_entity
  * revives the same row. Lookups go through the scoped stores, so an invisible task or entity is
  * never loaded and reads exactly like a missing one.
@@ -44,7 +47,6 @@ import {
 
 type Trx = Transaction<ShampooDB>;
 const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const pg = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
 
 /** suggest_task_links' own wording (the catalog's lowercase shape). */
 function taskNotFoundLower(): DomainError {
@@ -70,15 +72,13 @@ export function linkView(l: TaskLinkRow): Record<string, unknown> {
 }
 
 async function linkEvent(
-  ctx: ShampooCtx,
-  trx: Trx,
-  now: number,
+  w: WriteScope,
   old: TaskLinkRow | undefined,
   row: TaskLinkRow,
   action: string,
   payload: unknown,
 ): Promise<string> {
-  return recordEvent(trx, ctx.caller, ctx.source, now, {
+  return w.event({
     entityKind: "task_link",
     entityId: row.id,
     action,
@@ -104,8 +104,9 @@ async function labelProgress(trx: Trx, caller: Caller) {
   return { accepted, rejected, total: accepted + rejected };
 }
 
-async function taskFor(ctx: ShampooCtx, trx: Trx, id: string, lock: boolean): Promise<TaskRow | undefined> {
-  return UUID_RE.test(id) ? visibleTask(trx, scopeOf(ctx.caller), id, lock && pg(ctx)) : undefined;
+/** The visible task, locked until commit where the engine has row locks: link writes on one task serialise. */
+async function taskFor(w: WriteScope, id: string): Promise<TaskRow | undefined> {
+  return UUID_RE.test(id) ? visibleTask(w.trx, scopeOf(w.ctx.caller), id, w.engine.caps.rowLock) : undefined;
 }
 
 /**
@@ -114,11 +115,11 @@ async function taskFor(ctx: ShampooCtx, trx: Trx, id: string, lock: boolean): Pr
  * Task not found whatever the entity, so neither side leaks the other.
  */
 export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const now = ctx.clock.now();
-  const at = iso(now);
   const caller = ctx.caller;
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const task = await taskFor(ctx, trx, String(a.task_id), true);
+  return write(ctx, async (w) => {
+    const trx = w.trx;
+    const at = iso(w.now);
+    const task = await taskFor(w, String(a.task_id));
     if (!task) throw notFound("Task");
     const entity = await visibleEntity(trx, graphScopeOf(caller), String(a.entity_name));
     if (!entity) throw notFound("Entity");
@@ -171,7 +172,7 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>
         row.revived_by = caller.principal;
       }
     }
-    row.last_event_id = await linkEvent(ctx, trx, now, old, row, action, {
+    row.last_event_id = await linkEvent(w, old, row, action, {
       ...a,
       decision_id: decisionId,
       model_version: MODEL_VERSION,
@@ -204,13 +205,13 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>
  * or no live link all read as removed false.
  */
 export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const now = ctx.clock.now();
-  const at = iso(now);
   const caller = ctx.caller;
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return write(ctx, async (w) => {
+    const trx = w.trx;
+    const at = iso(w.now);
     const entity = await visibleEntity(trx, graphScopeOf(caller), String(a.entity_name));
     if (!entity) throw notFound("Entity");
-    const task = await taskFor(ctx, trx, String(a.task_id), true);
+    const task = await taskFor(w, String(a.task_id));
     if (!task) return { removed: false };
     const old = await linkOf(trx, caller.profile, task.id, entity.id);
     if (old?.status !== "active") return { removed: false };
@@ -249,7 +250,7 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
         decided_at: at,
       });
     }
-    row.last_event_id = await linkEvent(ctx, trx, now, old, row, "unlink", {
+    row.last_event_id = await linkEvent(w, old, row, "unlink", {
       ...a,
       ...(decisionId ? { decision_id: decisionId, decision_recorded: "rejected" } : {}),
     });
@@ -263,7 +264,7 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
 export async function getTaskLinks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const id = String(a.task_id);
   if (!UUID_RE.test(id)) throw notFound("Task");
-  return ctx.database.read(async (trx) => {
+  return read(ctx, async (trx) => {
     const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
     if (!task) return { task_id: id, links: [] };
     const links = await taskLinks(trx, graphScopeOf(ctx.caller), task.id);
@@ -279,7 +280,7 @@ export async function getEntityTasks(ctx: ShampooCtx, a: Record<string, unknown>
   const name = String(a.entity_name);
   const c = ctx.caller;
   if (!c.star && !c.untagged && c.projects.size === 0) return { entity_name: name, tasks: [] };
-  return ctx.database.read(async (trx) => {
+  return read(ctx, async (trx) => {
     const entity = await visibleEntity(trx, graphScopeOf(c), name);
     if (!entity) throw notFound("Entity");
     const tasks = await entityTasks(trx, scopeOf(c), entity.id);
@@ -296,7 +297,7 @@ export async function suggestTaskLinks(ctx: ShampooCtx, a: Record<string, unknow
   const includeVector = a.include_vector === true;
   const limit = Math.max(1, Math.min(SUGGEST_MAX, a.limit === undefined ? SUGGEST_DEFAULT : Number(a.limit)));
   if (!UUID_RE.test(id)) throw taskNotFoundLower();
-  return ctx.database.read(async (trx) => {
+  return read(ctx, async (trx) => {
     const task = await visibleTask(trx, scopeOf(ctx.caller), id, false);
     if (!task) throw taskNotFoundLower();
     const scoring: Scoring = await scoreTask(trx, ctx.caller, task);
@@ -325,7 +326,7 @@ export async function suggestTaskLinks(ctx: ShampooCtx, a: Record<string, unknow
  * candidates only on the index path.
  */
 export async function discoveryPicks(
-  db: Trx | ShampooCtx["database"]["db"],
+  db: Trx | Kysely<ShampooDB>,
   caller: Caller,
   task: TaskRow,
   path: "index" | "scan",
@@ -357,8 +358,19 @@ export interface DiscoveredLink {
   score: number;
 }
 
+/** A change to any of these may mention an entity: link discovery runs again. */
+const DISCOVERY_FIELDS = ["title", "description", "notes", "project"];
+
 /**
- * Auto-discovery, to run inside a task write's transaction (create_task_or_note, update_task,
+ * links' listener on tasks' `tasksWritten` (links/index.ts): discovery for every new task or
+ * note, and for a changed one when its text or project changed.
+ */
+export async function discoverOnTaskWrite(w: WriteScope, e: TaskWritten): Promise<void> {
+  if (e.change === "create" || e.fields.some((f) => DISCOVERY_FIELDS.includes(f))) await discoverLinks(w, e.taskId);
+}
+
+/**
+ * Auto-discovery, inside a task write's transaction (create_task_or_note, update_task,
  * upsert_note_by_title_project) after the task row is written, as the same caller. For the
  * task's top candidates whose name or an alias is mentioned exactly in its title, description
  * or notes and whose score reaches AUTO_LINK_MIN_SCORE, it creates an `auto` link (at most
@@ -366,13 +378,13 @@ export interface DiscoveredLink {
  * already has a link row (live or removed: a removed link comes back only through
  * link_task_entity) or whose latest decision is a rejection, and skips archived/cancelled tasks.
  */
-export async function discoverLinks(ctx: ShampooCtx, trx: Trx, taskId: string): Promise<DiscoveredLink[]> {
-  const caller = ctx.caller;
+export async function discoverLinks(w: WriteScope, taskId: string): Promise<DiscoveredLink[]> {
+  const caller = w.ctx.caller;
+  const trx = w.trx;
   const task = await visibleTask(trx, scopeOf(caller), taskId, false);
   if (!task || GONE.includes(task.status)) return [];
   const picks = await discoveryPicks(trx, caller, task, "index");
-  const now = ctx.clock.now();
-  const at = iso(now);
+  const at = iso(w.now);
   const out: DiscoveredLink[] = [];
   for (const s of picks) {
     const row: TaskLinkRow = {
@@ -393,7 +405,7 @@ export async function discoverLinks(ctx: ShampooCtx, trx: Trx, taskId: string): 
       revived_by: null,
       last_event_id: "",
     };
-    row.last_event_id = await linkEvent(ctx, trx, now, undefined, row, "auto_link", {
+    row.last_event_id = await linkEvent(w, undefined, row, "auto_link", {
       model_version: MODEL_VERSION,
       rank: s.rank,
       score: s.score,

@@ -1,4 +1,6 @@
-import { type DialectName, sql } from "kernel";
+import { sql } from "kernel";
+import type { Engine } from "../../platform/engine.ts";
+import type { FtsMode, WordStage } from "../../store/lookup-source.ts";
 import { fts5Quote, tsqueryQuote } from "../../store/search-quote.ts";
 
 /**
@@ -30,13 +32,9 @@ export function searchTerms(text: string): string[] {
   return words.slice(0, MAX_TERMS).map((w) => w.slice(0, MAX_TERM_CHARS));
 }
 
-/**
- * all: every term must occur (query_tasks search; the last one as a prefix).
- * any: at least one term, each as a prefix (find_by_title's candidate prefilter).
- */
-export type FtsMode = "all" | "any";
-
 /** An FTS5 MATCH expression: quoted phrases, "" escaping, `*` marking a prefix. */
+export type { FtsMode, WordStage };
+
 export function fts5Match(terms: string[], mode: FtsMode): string {
   const quoted = terms.map((t, i) => {
     const q = fts5Quote(t);
@@ -67,15 +65,6 @@ export interface FtsSql {
   where?: Raw<boolean>;
   rank: Raw<number>;
 }
-
-/**
- * find_by_title's word stages (lookup.ts): `title_phrase` — the terms in order, adjacent, in the
- * title; `title_words` — every term somewhere in the title; in both, the last term also as a
- * prefix (SQLite reads it from the title index's prefix indexes, 009). `phrase` — the terms in
- * order in any one field, whole words: on the four-field index a prefix is expanded by merging
- * the doclist of every word it starts, which for a frequent word costs more than the whole stage.
- */
-export type WordStage = "title_phrase" | "title_words" | "phrase";
 
 /**
  * A word stage on SQLite: the FTS5 table to walk (009's title-only index for the title stages,
@@ -116,9 +105,9 @@ export const BM25_WEIGHTS = sql.raw("10.0, 4.0, 2.0, 1.0");
  * (plainto_tsquery, OR-ed in), so tokens it keeps whole — e-mail addresses, version numbers like
  * 2.1 — still match their indexed lexeme. `terms` must not be empty.
  */
-export function ftsSql(dialect: DialectName, terms: string[], raw: string, mode: FtsMode): FtsSql {
+export function ftsSql(engine: Engine, terms: string[], raw: string, mode: FtsMode): FtsSql {
   if (terms.length === 0) throw new Error("ftsSql needs at least one term");
-  if (dialect === "sqlite") {
+  if (engine.dialect === "sqlite") {
     const match = fts5Match(terms, mode);
     return {
       join: sql`(SELECT rowid AS fts_rowid, -bm25(shampoo_tasks_fts, ${BM25_WEIGHTS}) AS fts_rank FROM shampoo_tasks_fts WHERE shampoo_tasks_fts MATCH ${match})`.as(

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import type { Scope } from "../../access/caller.ts";
+import type { Engine } from "../../platform/engine.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { BM25_WEIGHTS, fts5Match } from "./fts.ts";
 
@@ -23,6 +24,11 @@ import { BM25_WEIGHTS, fts5Match } from "./fts.ts";
 
 type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
 type Raw<T> = ReturnType<typeof sql<T>>;
+
+/** The live index is SQLite's own (010 creates it there only); PostgreSQL searches the task table. */
+export function hasLiveIndex(engine: Engine): boolean {
+  return engine.dialect === "sqlite";
+}
 
 /** More ranges than this (a caller granted many scattered projects): the general path instead. */
 export const MAX_LIVE_RANGES = 8;

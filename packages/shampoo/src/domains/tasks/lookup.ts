@@ -1,3 +1,4 @@
+import type { LookupCandidate, LookupSource } from "../../store/lookup-source.ts";
 import { type FtsMode, searchTerms, type WordStage } from "./fts.ts";
 import { cell, table } from "./markdown.ts";
 
@@ -50,46 +51,7 @@ export const MIN_PARTIAL = 3;
 export const CONFIDENCE = { high: 70, medium: 40 } as const;
 export type Confidence = "high" | "medium" | "low";
 
-export interface LookupCandidate {
-  id: string;
-  /** false for finished content (done, archived, cancelled): ranks below all live entries. */
-  live: boolean;
-  updatedAt: string;
-  /** Surface name → text (null = empty surface). */
-  texts: Record<string, string | null>;
-  /** The public fields of the match entry (kind, id, title, …). */
-  fields: Record<string, unknown>;
-}
-
-/**
- * One walk of a word stage: its live, its finished or all its entries ("any", handed back newest
- * first), newest first, at most `n`.
- */
-export interface WordWalk {
-  stage: WordStage;
-  live: boolean | "any";
-  n: number;
-}
-
-export interface LookupSource {
-  name: string;
-  surfaces: string[];
-  /**
-   * Up to `pool` in-scope candidates the full-text index relates to `terms`: all of them (the
-   * last as a prefix) or any of them (each as a prefix); best full-text rank first.
-   */
-  prefilter(terms: string[], raw: string, pool: number, mode: FtsMode): Promise<LookupCandidate[]>;
-  /**
-   * Optional: in-scope candidates with `terms` as whole words, for each walk up to `n` of its
-   * stage (fts.ts WordStage: a phrase in the title, every word in the title, a phrase in any
-   * field), live ones or finished ones, newest first; a title phrase walk adds the entries whose
-   * whole title is `raw`. A source without it takes part in the word stages through its
-   * prefilter.
-   */
-  wordStages?(terms: string[], raw: string, walks: WordWalk[]): Promise<LookupCandidate[]>;
-  /** Up to `cap` in-scope candidates, live first, most recently updated first. */
-  scan(cap: number): Promise<LookupCandidate[]>;
-}
+export type { LookupCandidate, LookupSource, WordWalk } from "../../store/lookup-source.ts";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, controls included
 const ASCII = /^[\x00-\x7f]*$/;

@@ -1,14 +1,16 @@
-import { type DialectName, DomainError, type Kysely, sql, type Transaction } from "kernel";
+import { DomainError, type Kysely, sql, type Transaction } from "kernel";
 import { projectCondition, projectValue, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
-import { entityLookupSource } from "../graph/lookup.ts";
-import { graphScopeOf } from "../graph/store.ts";
-import { type FtsSql, fts5WordStage, ftsSql, searchTerms, tsqueryWordStage } from "./fts.ts";
-import { liveRanges, liveSearchCount, liveSearchPage } from "./live-search.ts";
-import { type LookupCandidate, type LookupSource, lookup, type WordWalk } from "./lookup.ts";
+import type { Engine } from "../../platform/engine.ts";
+import { read } from "../../platform/write.ts";
+import { lookupSources } from "../../store/lookup-source.ts";
+import type { ShampooDB } from "../../store/schema.ts";
+import { type FtsSql, ftsSql, searchTerms } from "./fts.ts";
+import { hasLiveIndex, liveRanges, liveSearchCount, liveSearchPage } from "./live-search.ts";
+import { lookup } from "./lookup.ts";
+import { taskSource } from "./lookup-store.ts";
 import { cell, EMPTY, oneLine, table, truncate } from "./markdown.ts";
-import { FINISHED, normalizeTitle, type STATUSES, taskView, today } from "./model.ts";
+import { FINISHED, type STATUSES, taskView, today } from "./model.ts";
 import {
   buildReadyContext,
   checkMode,
@@ -20,7 +22,8 @@ import {
   readyTopPage,
   shownRanked,
 } from "./ready.ts";
-import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
+import { heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
+import type { TaskRow } from "./schema.ts";
 import { maskParents, scoped, scopedForText, scopedIds, visibleTaskIds } from "./store.ts";
 
 /**
@@ -29,7 +32,10 @@ import { maskParents, scoped, scopedForText, scopedIds, visibleTaskIds } from ".
  * Every query starts from `scoped(db, scope)`, so content outside the caller's grants is never
  * loaded, searched, counted or scored: an out-of-scope filter and a filter that matches nothing
  * produce the same bytes. Nothing here writes: no history event, no column touched. "Today" is
- * the UTC date of the injected clock; past-due means due_date < today.
+ * the UTC date of the injected clock; past-due means due_date < today. Each tool is one read()
+ * snapshot; what differs between the engines is asked of its adapter (`engine`: planner hints,
+ * byte-order collation, row keys) or of the store files (store.ts, fts.ts, live-search.ts,
+ * lookup-store.ts), never tested here.
  */
 
 type Raw<T> = ReturnType<typeof sql<T>>;
@@ -78,10 +84,6 @@ const and = (parts: Raw<boolean>[]): Raw<boolean> =>
 
 const inList = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`));
 
-/** Byte-order text comparison on both engines, so orderings agree across dialects and locales. */
-const collated = (dialect: DialectName, column: string) =>
-  dialect === "postgres" ? sql`${sql.ref(column)} COLLATE "C"` : sql`${sql.ref(column)}`;
-
 const PRIORITY_VALUE = sql`(CASE shampoo_tasks.priority WHEN 'critical' THEN 3 WHEN 'high' THEN 2 WHEN 'medium' THEN 1 ELSE 0 END)`;
 /** Priority names as PRIORITY_VALUE ranks them. */
 const PRIORITY_RANK: Record<string, number> = { critical: 3, high: 2, medium: 1, low: 0 };
@@ -94,12 +96,6 @@ interface OrderTerm {
   key: Raw<unknown>;
   dir: "ASC" | "DESC";
 }
-
-/**
- * A row's key for a join back to it: rowid on SQLite (every index holds it, so a filter's own
- * index answers alone), the primary key on PostgreSQL.
- */
-const rowKey = (dialect: DialectName) => (dialect === "sqlite" ? sql`shampoo_tasks.rowid` : sql`shampoo_tasks.id`);
 
 const orderSql = (terms: OrderTerm[]) => sql.join(terms.map((t) => sql`${t.key} ${sql.raw(t.dir)}`));
 
@@ -141,14 +137,14 @@ type Dir = "asc" | "desc";
  * cancelled, archived), section by the working day (today, inbox, next, waiting, someday), type
  * task before note. due_date and project keep empty values last in either direction.
  */
-const SORTS: Record<SortField, { key: (d: DialectName) => Raw<unknown>; dir: Dir; nullsLast?: string }> = {
+const SORTS: Record<SortField, { key: (e: Engine) => Raw<unknown>; dir: Dir; nullsLast?: string }> = {
   created_at: { key: () => sql`shampoo_tasks.created_at`, dir: "desc" },
   updated_at: { key: () => sql`shampoo_tasks.updated_at`, dir: "desc" },
   due_date: { key: () => sql`shampoo_tasks.due_date`, dir: "asc", nullsLast: "shampoo_tasks.due_date" },
   priority: { key: () => PRIORITY_VALUE, dir: "desc" },
   status: { key: () => STATUS_ORDER, dir: "asc" },
-  title: { key: (d) => collated(d, "shampoo_tasks.title_norm"), dir: "asc" },
-  project: { key: (d) => collated(d, "shampoo_tasks.project"), dir: "asc", nullsLast: "shampoo_tasks.project" },
+  title: { key: (e) => e.byteOrder("shampoo_tasks.title_norm"), dir: "asc" },
+  project: { key: (e) => e.byteOrder("shampoo_tasks.project"), dir: "asc", nullsLast: "shampoo_tasks.project" },
   section: { key: () => SECTION_ORDER, dir: "asc" },
   type: { key: () => TYPE_ORDER, dir: "asc" },
 };
@@ -161,23 +157,28 @@ function invalidSort(what: string, value: string): DomainError {
   );
 }
 
-/** Validates sort_by/sort_order ("" = not given) into ORDER BY terms (without tie-breaks). */
-export function resolveSort(dialect: DialectName, sortBy: unknown, sortOrder: unknown): OrderTerm[] {
+/**
+ * Validates sort_by/sort_order ("" = not given) into ORDER BY terms (without tie-breaks), built
+ * for the engine once it is known (inside the read).
+ */
+export function resolveSort(sortBy: unknown, sortOrder: unknown): (engine: Engine) => OrderTerm[] {
   const by = typeof sortBy === "string" ? sortBy.trim() : "";
   const order = typeof sortOrder === "string" ? sortOrder.trim().toLowerCase() : "";
   if (by !== "" && !(SORT_FIELDS as readonly string[]).includes(by)) throw invalidSort("sort_by", by);
   if (order !== "" && !(SORT_ORDERS as readonly string[]).includes(order)) throw invalidSort("sort_order", order);
   if (by === "") {
-    if (order === "") return [];
+    if (order === "") return () => [];
     // Only a direction: it applies to the default key, priority.
-    return [{ key: PRIORITY_VALUE, dir: order === "asc" ? "ASC" : "DESC" }];
+    return () => [{ key: PRIORITY_VALUE, dir: order === "asc" ? "ASC" : "DESC" }];
   }
   const s = SORTS[by as SortField];
   const dir = (order || s.dir) === "asc" ? "ASC" : "DESC";
-  const terms: OrderTerm[] = [];
-  if (s.nullsLast) terms.push({ key: sql`(${sql.ref(s.nullsLast)} IS NULL)`, dir: "ASC" });
-  terms.push({ key: s.key(dialect), dir });
-  return terms;
+  return (engine) => {
+    const terms: OrderTerm[] = [];
+    if (s.nullsLast) terms.push({ key: sql`(${sql.ref(s.nullsLast)} IS NULL)`, dir: "ASC" });
+    terms.push({ key: s.key(engine), dir });
+    return terms;
+  };
 }
 
 /** sort_by due_date in its own direction (soonest first): the order of shampoo_tasks_due_order. */
@@ -246,8 +247,7 @@ export function queryMarkdown(rows: TaskRow[], offset: number): string {
 }
 
 export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const dialect = ctx.database.dialect;
-  const order = resolveSort(dialect, a.sort_by, a.sort_order);
+  const sortTerms = resolveSort(a.sort_by, a.sort_order);
   const limit = clampInt(a.limit, QUERY_LIMIT.min, QUERY_LIMIT.max, QUERY_LIMIT.default);
   const offset = clampInt(a.offset, 0, Number.MAX_SAFE_INTEGER, 0);
   // "" filters the untagged enclave; "*" is a grant, never a project value (rejected).
@@ -260,11 +260,9 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   // walks the order index instead of sorting every match found through a filter's index.
   // PostgreSQL keeps the plain terms: it plans from its statistics, tests them inside the order
   // index already, and would misjudge the selectivity of the expressions (a parallel seq scan).
-  const filters = (walking: boolean): Raw<boolean>[] => {
+  const filters = (engine: Engine, walking: boolean): Raw<boolean>[] => {
     const col = (name: string) =>
-      walking && dialect === "sqlite"
-        ? sql`(${sql.ref(`shampoo_tasks.${name}`)} || '')`
-        : sql.ref(`shampoo_tasks.${name}`);
+      walking ? engine.notIndexedText(`shampoo_tasks.${name}`) : sql.ref(`shampoo_tasks.${name}`);
     const where: Raw<boolean>[] = [];
     // "Not finished" is written as the two live statuses (every write validates status against
     // the five of model.ts): the same rows, but an index range instead of a test on every entry.
@@ -294,41 +292,41 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
   };
 
   const searchText = typeof a.search === "string" ? a.search.trim() : "";
-  let fts: FtsSql | undefined;
   let words: string[] = [];
   if (searchText !== "") {
     words = searchTerms(searchText);
     // Text without a single word character cannot match anything full-text.
     if (words.length === 0) return emptyPage(0, offset, limit);
-    fts = ftsSql(dialect, words, searchText, "all");
   }
   // Full text over live content with no filter but the project (the common search) reads the
-  // live index on SQLite (live-search.ts): only live rows in scope are ranked and counted.
-  const liveText =
-    fts !== undefined &&
-    dialect === "sqlite" &&
+  // live index where there is one (live-search.ts): only live rows in scope are ranked and counted.
+  const liveFilters =
+    words.length > 0 &&
     typeof a.status !== "string" &&
     a.include_completed !== true &&
     a.overdue_only !== true &&
     EQUALITY_FILTERS.every((f) => typeof a[f] !== "string");
 
   const scope = scopeOf(ctx.caller);
-  return ctx.database.read(async (db) => {
+  return read(ctx, async (db, engine) => {
+    const order = sortTerms(engine);
+    const fts: FtsSql | undefined = words.length > 0 ? ftsSql(engine, words, searchText, "all") : undefined;
+    const liveText = liveFilters && hasLiveIndex(engine);
     // A parent the caller cannot see filters like one that does not exist: nothing matches.
     const parent = a.parent_id;
-    if (typeof parent === "string" && !(await visibleTaskIds(db, dialect, scope, [parent])).has(parent)) {
+    if (typeof parent === "string" && !(await visibleTaskIds(db, engine, scope, [parent])).has(parent)) {
       return emptyPage(0, offset, limit);
     }
     // The narrow copy scopedForText reads holds no assignee: that filter reads the task table
     // (same rowid, so the full-text join is unchanged).
     const narrow = fts !== undefined && typeof a.assignee !== "string";
     const base = (walking = false) =>
-      (narrow ? scopedForText(db, dialect, scope) : scoped(db, scope))
+      (narrow ? scopedForText(db, engine, scope) : scoped(db, scope))
         .$if(fts?.join !== undefined, (qb) =>
           qb.innerJoin(fts?.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts?.on as Raw<boolean>)),
         )
         .$if(fts?.where !== undefined, (qb) => qb.where(fts?.where as Raw<boolean>))
-        .where(and(filters(walking)));
+        .where(and(filters(engine, walking)));
 
     const terms = [...order, ...DEFAULT_TERMS];
     let count = async () =>
@@ -369,10 +367,10 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
       const dueWalk = dueAscending(a.sort_by, order) && typeof a.status !== "string" && a.include_completed !== true;
       page =
         total >= ORDER_WALK_MIN && dueWalk
-          ? sql`(SELECT shampoo_tasks.id FROM shampoo_tasks${dialect === "sqlite" ? sql.raw(" INDEXED BY shampoo_tasks_due_order") : sql``}
+          ? sql`(SELECT shampoo_tasks.id FROM shampoo_tasks${engine.indexedBy("shampoo_tasks_due_order")}
             WHERE shampoo_tasks.profile = ${scope.profile}
               AND ${scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, "shampoo_tasks.project")}
-              AND ${sql.raw(`shampoo_tasks.status IN ${LIVE_STATUS_SQL}`)} AND ${and(filters(true))}
+              AND ${sql.raw(`shampoo_tasks.status IN ${LIVE_STATUS_SQL}`)} AND ${and(filters(engine, true))}
             ORDER BY ${orderSql(terms)} LIMIT ${sql.lit(limit)} OFFSET ${sql.lit(offset)})`
           : total >= ORDER_WALK_MIN
             ? sql`(${base(order.length === 0)
@@ -380,8 +378,8 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
                 .orderBy(orderSql(terms))
                 .limit(limit)
                 .offset(offset)})`
-            : sql`(WITH matched AS MATERIALIZED ${base().select(rowKey(dialect).as("k"))}
-            SELECT shampoo_tasks.id FROM matched CROSS JOIN shampoo_tasks WHERE ${rowKey(dialect)} = matched.k
+            : sql`(WITH matched AS MATERIALIZED ${base().select(engine.rowKey("shampoo_tasks", "id").as("k"))}
+            SELECT shampoo_tasks.id FROM matched CROSS JOIN shampoo_tasks WHERE ${engine.rowKey("shampoo_tasks", "id")} = matched.k
             ORDER BY ${orderSql(terms)} LIMIT ${limit} OFFSET ${offset})`;
     }
     const rows = (await db
@@ -398,7 +396,7 @@ export async function queryTasks(ctx: ShampooCtx, a: Record<string, unknown>): P
     }
     if (rows.length === 0) return emptyPage(total, offset, limit);
 
-    const tasks = (await maskParents(db, dialect, scope, rows)).map((r) => {
+    const tasks = (await maskParents(db, engine, scope, rows)).map((r) => {
       const { fts_rank, total_count: _t, ...row } = r;
       const view = a.summary_only === true ? summaryView(row) : taskView(row);
       if (fts) view.rank = roundRank(fts_rank);
@@ -455,7 +453,7 @@ export async function taskDigest(ctx: ShampooCtx, a: Record<string, unknown>): P
   const includeOverdue = a.include_overdue !== false;
   const limit = clampInt(a.limit, DIGEST_LIMIT.min, DIGEST_LIMIT.max, DIGEST_LIMIT.default);
   const day = today(ctx.clock.now());
-  return ctx.database.read((db) => digestOn(db, ctx, includeOverdue, limit, day));
+  return read(ctx, (db) => digestOn(db, ctx, includeOverdue, limit, day));
 }
 
 async function digestOn(
@@ -537,180 +535,10 @@ async function digestOn(
 }
 
 // ---------------------------------------------------------------------------------------------
-// find_by_title: the task/note source of the lookup (entities plug in as another source)
-
-const LOOKUP_COLUMNS = [
-  "shampoo_tasks.id",
-  "shampoo_tasks.title",
-  "shampoo_tasks.description",
-  "shampoo_tasks.notes",
-  "shampoo_tasks.project",
-  "shampoo_tasks.type",
-  "shampoo_tasks.status",
-  "shampoo_tasks.section",
-  "shampoo_tasks.priority",
-  "shampoo_tasks.due_date",
-  "shampoo_tasks.created_at",
-  "shampoo_tasks.updated_at",
-] as const;
-
-type LookupRow = Pick<
-  TaskRow,
-  | "id"
-  | "title"
-  | "description"
-  | "notes"
-  | "project"
-  | "type"
-  | "status"
-  | "section"
-  | "priority"
-  | "due_date"
-  | "created_at"
-  | "updated_at"
->;
-
-function taskCandidate(r: LookupRow): LookupCandidate {
-  return {
-    id: r.id,
-    live: !FINISHED.has(r.status),
-    updatedAt: r.updated_at,
-    texts: { title: r.title, description: r.description, notes: r.notes, project: r.project },
-    fields: {
-      kind: r.type === "note" ? "note" : "task",
-      id: r.id,
-      title: r.title,
-      type: r.type,
-      status: r.status,
-      section: r.section,
-      priority: r.priority,
-      due_date: r.due_date,
-      project: r.project,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    },
-  };
-}
-
-/**
- * Live content first. Written with literals, as migration 011's index shampoo_tasks_lookup_scan
- * holds it: the full-scan fallback then walks that index and stops at its cap instead of sorting
- * every row of the profile, bodies included (240 ms at 100,000 tasks).
- */
-const LIVE_FIRST = sql`${sql.raw(finishedTestSql("shampoo_tasks"))} ASC`;
+// find_by_title: the task/note source (lookup-store.ts) and the contributed ones
 
 /** The most rows a full-scan fallback scores: live first, most recently updated first. */
 export const LOOKUP_SCAN_CAP = 5000;
-
-function taskSource(db: Db, dialect: DialectName, scope: Scope): LookupSource {
-  return {
-    name: "tasks",
-    surfaces: ["title", "description", "notes", "project"],
-    async prefilter(terms, raw, pool, mode) {
-      const fts = ftsSql(dialect, terms, raw, mode);
-      // The pool is cut in the final ranking's own terms where FTS cannot tell rows apart:
-      // live first, then relevance, then most recently updated, then id. The cut sorts narrow
-      // rows (id and keys); only the pool's rows are then read with their texts.
-      const tail = [sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`];
-      const cut = scopedForText(db, dialect, scope)
-        .$if(fts.join !== undefined, (qb) =>
-          qb.innerJoin(fts.join as NonNullable<FtsSql["join"]>, (j) => j.on(fts.on as Raw<boolean>)),
-        )
-        .$if(fts.where !== undefined, (qb) => qb.where(fts.where as Raw<boolean>))
-        .select("shampoo_tasks.id")
-        .select(sql<number>`${fts.rank}`.as("fts_rank"))
-        .orderBy(sql.join([LIVE_FIRST, sql`${fts.rank} DESC`, ...tail]))
-        .limit(pool);
-      const rows = (await db
-        .selectFrom("shampoo_tasks")
-        .innerJoin(sql`(${cut})`.as("pool"), (j) => j.on(sql<boolean>`pool.id = shampoo_tasks.id`))
-        .select(LOOKUP_COLUMNS)
-        .orderBy(sql.join([LIVE_FIRST, sql`pool.fts_rank DESC`, ...tail]))
-        .execute()) as LookupRow[];
-      return rows.map(taskCandidate);
-    },
-    async wordStages(terms: string[], raw: string, walks: WordWalk[]) {
-      // Live or finished entries with the terms as whole words (lookup.ts), newest first, at
-      // most `n` per walk. SQLite walks an FTS5 index (the title-only one of 009 for the title
-      // stages) from its newest row down and stops once the rows are found: rowid order is
-      // insertion order (tasks are never deleted), so no match is ranked or sorted; every walk
-      // of a call is one statement. PostgreSQL searches to_tsvector('simple', title) (009's
-      // index) or the task's tsvector and sorts the matches by created_at, then id. The title
-      // phrase stage also takes every entry whose whole title is the fragment (the index on
-      // title_norm), however old: an exact title is the best match there is.
-      const inScope = (alias: string) =>
-        scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, `${alias}.project`);
-      const statusesOf = (w: WordWalk) =>
-        w.live === "any" ? [...LIVE_STATUSES, ...FINISHED_LIST] : w.live ? LIVE_STATUSES : FINISHED_LIST;
-      const exactOf = (w: WordWalk) => (w.stage === "title_phrase" ? normalizeTitle(raw) : undefined);
-      let rows: LookupRow[];
-      if (dialect === "sqlite") {
-        const sets = walks.flatMap((w) => {
-          const { table, match } = fts5WordStage(terms, w.stage);
-          const statuses = inList(statusesOf(w));
-          const exact = exactOf(w);
-          return [
-            sql`shampoo_tasks.rowid IN (
-              SELECT f.rowid FROM ${sql.table(table)} AS f CROSS JOIN shampoo_tasks_facets AS fa ON fa.rid = f.rowid
-              WHERE ${sql.ref(`f.${table}`)} MATCH ${match} AND fa.profile = ${scope.profile}
-                AND ${inScope("fa")} AND fa.status IN (${statuses})
-              ORDER BY f.rowid DESC LIMIT ${sql.lit(w.n)})`,
-            ...(exact === undefined
-              ? []
-              : [
-                  sql`shampoo_tasks.rowid IN (SELECT e.rowid FROM shampoo_tasks AS e
-                    WHERE e.profile = ${scope.profile} AND e.title_norm = ${exact} AND ${inScope("e")}
-                      AND e.status IN (${statuses}))`,
-                ]),
-          ];
-        });
-        // A walk of every status hands its rows back newest first (lookup.ts splits them).
-        const newest = walks.some((w) => w.live === "any") ? sql` ORDER BY shampoo_tasks.rowid DESC` : sql``;
-        rows = (
-          await sql<LookupRow>`SELECT ${sql.join(LOOKUP_COLUMNS.map((c) => sql.ref(c)))} FROM shampoo_tasks
-            WHERE ${sql.join(sets, sql` OR `)}${newest}`.execute(db)
-        ).rows;
-      } else {
-        rows = [];
-        for (const w of walks) {
-          const text = tsqueryWordStage(terms, w.stage);
-          rows.push(
-            ...((await scoped(db, scope)
-              .select(LOOKUP_COLUMNS)
-              .where(
-                w.stage === "phrase"
-                  ? sql<boolean>`shampoo_tasks.search @@ to_tsquery('simple', ${text})`
-                  : sql<boolean>`to_tsvector('simple', shampoo_tasks.title) @@ to_tsquery('simple', ${text})`,
-              )
-              .where("shampoo_tasks.status", "in", statusesOf(w))
-              .orderBy(sql.join([sql`shampoo_tasks.created_at DESC`, sql`shampoo_tasks.id DESC`]))
-              .limit(w.n)
-              .execute()) as LookupRow[]),
-          );
-          const exact = exactOf(w);
-          if (exact !== undefined) {
-            rows.push(
-              ...((await scoped(db, scope)
-                .select(LOOKUP_COLUMNS)
-                .where("shampoo_tasks.title_norm", "=", exact)
-                .where("shampoo_tasks.status", "in", statusesOf(w))
-                .execute()) as LookupRow[]),
-            );
-          }
-        }
-      }
-      return rows.map(taskCandidate);
-    },
-    async scan(cap) {
-      const rows = (await scoped(db, scope)
-        .select(LOOKUP_COLUMNS)
-        .orderBy(sql.join([LIVE_FIRST, sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]))
-        .limit(cap)
-        .execute()) as LookupRow[];
-      return rows.map(taskCandidate);
-    },
-  };
-}
 
 export const LOOKUP_LIMIT = { min: 1, max: 100, default: 20 };
 
@@ -718,12 +546,10 @@ export async function findByTitle(ctx: ShampooCtx, a: Record<string, unknown>): 
   const limit = clampInt(a.limit, LOOKUP_LIMIT.min, LOOKUP_LIMIT.max, LOOKUP_LIMIT.default);
   const fragment = String(a.title_fragment ?? "");
   const scope = scopeOf(ctx.caller);
-  return ctx.database.read((db) =>
+  return read(ctx, (db, engine) =>
     lookup(
-      [
-        taskSource(db, ctx.database.dialect, scope),
-        entityLookupSource(db, ctx.database.dialect, graphScopeOf(ctx.caller)),
-      ],
+      // Tasks and notes, then the sources other modules contribute (the graph's entities).
+      [taskSource(db, engine, scope), ...lookupSources.all().map((open) => open(db, engine, ctx.caller))],
       fragment,
       limit,
       LOOKUP_SCAN_CAP,
@@ -788,15 +614,14 @@ export async function readyContextWith(
   cap: number,
   top: boolean,
 ): Promise<Record<string, unknown>> {
-  const dialect = ctx.database.dialect;
   const now = ctx.clock.now();
   const includeReadings = a.include_readings === true;
   const scope = scopeOf(ctx.caller);
   const mode = checkMode(a.mode);
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
-  return ctx.database.read(async (db) => {
+  return read(ctx, async (db, engine) => {
     if (top && mode === "ready") {
-      const page = await readyTop(db, dialect, scope, { now, includeReadings, limit }, cap);
+      const page = await readyTop(db, engine, scope, { now, includeReadings, limit }, cap);
       if (page) return page;
     }
     // Scoring reads only columns shampoo_tasks_order holds, so the window's rows come from the
@@ -805,7 +630,7 @@ export async function readyContextWith(
     const live = (
       await maskParents(
         db,
-        dialect,
+        engine,
         scope,
         await scoped(db, scope)
           .where("status", "in", LIVE_STATUSES)
@@ -831,7 +656,7 @@ export async function readyContextWith(
     const parentStatus = new Map<string, string>();
     for (let i = 0; i < parentIds.length; i += IN_CHUNK) {
       const chunk = parentIds.slice(i, i + IN_CHUNK);
-      const rows = await scopedIds(db, dialect, scope, chunk).select(["id", "status"]).execute();
+      const rows = await scopedIds(db, engine, scope, chunk).select(["id", "status"]).execute();
       for (const r of rows) parentStatus.set(r.id, r.status);
     }
 
@@ -846,7 +671,7 @@ export async function readyContextWith(
         .orderBy(sql.join([sql`shampoo_tasks.updated_at DESC`, sql`shampoo_tasks.id ASC`]))
         .limit(limit)
         .execute()) as ReadyRow[];
-      finished = await maskParents(db, dialect, scope, finished);
+      finished = await maskParents(db, engine, scope, finished);
     }
 
     const input: ReadyInput = { now, includeReadings, limit, live, openSubtasks, parentStatus, finished };
@@ -858,8 +683,8 @@ export async function readyContextWith(
     const full = new Map<string, TaskRow>();
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
       const chunk = ids.slice(i, i + IN_CHUNK);
-      const rows = (await scopedIds(db, dialect, scope, chunk).select(TASK_COLUMNS).execute()) as TaskRow[];
-      for (const r of await maskParents(db, dialect, scope, rows)) full.set(r.id, r);
+      const rows = (await scopedIds(db, engine, scope, chunk).select(TASK_COLUMNS).execute()) as TaskRow[];
+      for (const r of await maskParents(db, engine, scope, rows)) full.set(r.id, r);
     }
     for (const r of shown) {
       const { description: _d, notes: _n, ...row } = full.get(r.row.id) ?? { ...r.row, description: null, notes: null };
@@ -895,7 +720,7 @@ export async function readyTopOnly(
 ): Promise<Record<string, unknown> | undefined> {
   const limit = clampInt(a.limit, READY_LIMIT.min, READY_LIMIT.max, READY_LIMIT.default);
   const opts = { now: ctx.clock.now(), includeReadings: a.include_readings === true, limit };
-  return ctx.database.read((db) => readyTop(db, ctx.database.dialect, scopeOf(ctx.caller), opts, cap));
+  return read(ctx, (db, engine) => readyTop(db, engine, scopeOf(ctx.caller), opts, cap));
 }
 
 interface TopKey {
@@ -932,20 +757,20 @@ function topKeys(
 
 async function readyTop(
   db: Db,
-  dialect: DialectName,
+  engine: Engine,
   scope: Scope,
   opts: { now: number; includeReadings: boolean; limit: number },
   cap: number,
 ): Promise<Record<string, unknown> | undefined> {
   const { now, includeReadings, limit } = opts;
-  const sqlite = dialect === "sqlite";
   const types = includeReadings ? ["task", "note"] : ["task"];
-  const indexed = (name: string) => (sqlite ? sql.raw(` INDEXED BY ${name}`) : sql``);
-  // Values the SQLite planner reads (index seeks, LIMIT) are written as literals there: a bound
-  // value it has looked at makes SQLite prepare the statement again on every run (STAT4), about
-  // 4 ms for the bands' statement. They are a profile name, dates and an integer, escaped by
-  // Kysely; the text then changes with them, and the statement cache keeps one per day.
-  const planned = (v: string | number) => (sqlite ? sql.lit(v) : sql`${v}`);
+  const indexed = (name: string) => engine.indexedBy(name);
+  // Values the SQLite planner reads (index seeks, LIMIT) are written as literals there
+  // (engine.planned): a bound value it has looked at makes SQLite prepare the statement again on
+  // every run (STAT4), about 4 ms for the bands' statement. They are a profile name, dates and an
+  // integer, escaped by Kysely; the text then changes with them, and the statement cache keeps
+  // one per day.
+  const planned = (v: string | number) => engine.planned(v);
   const live = (alias: string) => sql.raw(`${alias}.status IN ${LIVE_STATUS_SQL}`);
   const inScope = (alias: string) =>
     scope.projects === null && scope.untagged ? sql`1 = 1` : projectCondition(scope, `${alias}.project`);
@@ -979,7 +804,7 @@ async function readyTop(
 
   const bands = dueBands(now);
   const heat = sql.raw(heatSql("t"));
-  const text = (col: string) => (sqlite ? sql.raw(`t.${col}`) : sql.raw(`t.${col} COLLATE "C"`));
+  const text = (col: string) => engine.byteOrder(`t.${col}`);
   const readyNow = sql`t.profile = ${planned(scope.profile)} AND ${live("t")} AND t.type = 'task' AND ${inScope("t")}
     AND t.section <> 'waiting'
     AND (t.status = 'in_progress' OR t.section = 'today' OR t.due_date <= ${planned(bands.day)} OR t.priority = 'critical')
@@ -988,7 +813,7 @@ async function readyTop(
       WHERE k.profile = t.profile AND k.parent_id = t.id AND k.type = 'task' AND ${live("k")}
         AND ${inScope("k")} AND ${inWindow("k")})
     AND NOT EXISTS (SELECT 1 FROM shampoo_tasks AS p
-      WHERE p.id = t.parent_id AND ${sqlite ? sql`+p.profile` : sql`p.profile`} = t.profile AND ${inScope("p")}
+      WHERE p.id = t.parent_id AND ${engine.notIndexed(sql`p.profile`)} = t.profile AND ${inScope("p")}
         AND p.status IN (${inList(FINISHED_LIST)}))`;
   // Each band's best rows as narrow index entries (id and the keys of the order), then the
   // whole rows of the first `limit` only.
@@ -1016,13 +841,13 @@ async function readyTop(
   const full = new Map<string, ReadyRow>();
   const rows = (await scopedIds(
     db,
-    dialect,
+    engine,
     scope,
     top.map((k) => k.id),
   )
     .select(READY_COLUMNS)
     .execute()) as ReadyRow[];
-  for (const r of await maskParents(db, dialect, scope, rows)) full.set(r.id, r);
+  for (const r of await maskParents(db, engine, scope, rows)) full.set(r.id, r);
   const candidates = top.map((k) => full.get(k.id)).filter((r): r is ReadyRow => r !== undefined);
   const input: ReadyInput = {
     now,

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { iso, type Transaction } from "kernel";
+import { iso } from "kernel";
 import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { recordEvent } from "../../store/history.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import { type WriteScope, write } from "../../platform/write.ts";
 import { invalid, notFound } from "../../tooling.ts";
-import { discoverLinks } from "../links/service.ts";
+import { tasksWritten } from "./hooks.ts";
 import {
   CLEAR,
   checkDate,
@@ -19,19 +18,18 @@ import {
   taskView,
   today,
 } from "./model.ts";
+import type { TaskRow } from "./schema.ts";
 import { getTask, insertTask, lockNoteKey, lockParentLinks, parentOf, scoped, updateTaskRow } from "./store.ts";
 
 /**
- * Task and note rules. Every write runs in one transaction with its history event (the
- * canonical mutation path): the change and its audit record commit or fail together. Pure
- * shape checks (dates, recurrence, enums, "No fields to update") run before anything is read,
- * so they answer the same whether or not the target exists.
+ * Task and note rules. Every write is one platform write() (platform/write.ts): the change, its
+ * history event and what the `tasksWritten` listeners add (links' auto-discovery) commit or fail
+ * together. Pure shape checks (dates, recurrence, enums, "No fields to update") run before
+ * anything is read, so they answer the same whether or not the target exists. Row locks and
+ * advisory locks are asked of the engine (w.engine): a no-op on SQLite, whose write transaction
+ * holds the database's one write lock from BEGIN.
  */
 
-type Trx = Transaction<ShampooDB>;
-
-const isPg = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
-const lock = (ctx: ShampooCtx) => (isPg(ctx) ? "postgres" : false) as "postgres" | false;
 const DAY_MS = 86_400_000;
 /** Earliest instant an ISO timestamp column can hold as fixed-width text (year 0001). */
 const EARLIEST_MS = Date.parse("0001-01-01T00:00:00.000Z");
@@ -48,9 +46,10 @@ function given(v: unknown): string | undefined {
  * because of content outside the grants would reveal it (no existence oracle). A loop closed
  * only through invisible tasks is therefore possible; nothing walks a chain without a seen-set.
  */
-async function checkParent(ctx: ShampooCtx, trx: Trx, parentId: string, selfId?: string): Promise<void> {
+async function checkParent(w: WriteScope, parentId: string, selfId?: string): Promise<void> {
+  const scope = scopeOf(w.ctx.caller);
   if (!isUuid(parentId)) throw notFound("Task");
-  if (!(await getTask(trx, scopeOf(ctx.caller), parentId))) throw notFound("Task");
+  if (!(await getTask(w.trx, scope, parentId))) throw notFound("Task");
   if (selfId === undefined) return; // a new task has no descendants
   const seen = new Set<string>();
   let cursor: string | null | undefined = parentId;
@@ -58,7 +57,7 @@ async function checkParent(ctx: ShampooCtx, trx: Trx, parentId: string, selfId?:
     if (cursor === selfId) throw invalid("parent_id would make a cycle");
     if (seen.has(cursor)) break; // an older cycle elsewhere in the chain: not this task's
     seen.add(cursor);
-    cursor = await parentOf(trx, scopeOf(ctx.caller), cursor);
+    cursor = await parentOf(w.trx, scope, cursor);
   }
 }
 
@@ -89,12 +88,14 @@ function newRow(ctx: ShampooCtx, now: number, f: Partial<TaskRow> & { title: str
   };
 }
 
-/** A change to any of these may mention an entity: link discovery runs again. */
-const DISCOVERY_FIELDS = ["title", "description", "notes", "project"] as const;
+/** Tells the `tasksWritten` listeners (links' auto-discovery) about a row just written. */
+async function written(w: WriteScope, taskId: string, change: "create" | "update", fields: string[]): Promise<void> {
+  for (const listener of tasksWritten.all()) await listener(w, { taskId, change, fields });
+}
 
 /** Inserts a new row with its "create" event. */
-async function createRow(ctx: ShampooCtx, trx: Trx, now: number, row: TaskRow, payload: unknown): Promise<void> {
-  row.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
+async function createRow(w: WriteScope, row: TaskRow, payload: unknown): Promise<void> {
+  row.last_event_id = await w.event({
     entityKind: "task",
     entityId: row.id,
     action: "create",
@@ -102,23 +103,20 @@ async function createRow(ctx: ShampooCtx, trx: Trx, now: number, row: TaskRow, p
     new: taskView(row),
     payload,
   });
-  await insertTask(trx, row);
-  // Auto-discovered task-entity links ride the same transaction (docs/shampoo-sessions-links.md).
-  await discoverLinks(ctx, trx, row.id);
+  await insertTask(w.trx, row);
+  await written(w, row.id, "create", Object.keys(row));
 }
 
 /** Applies `set` to an existing row with its event; returns the event id. */
 async function changeRow(
-  ctx: ShampooCtx,
-  trx: Trx,
-  now: number,
+  w: WriteScope,
   old: TaskRow,
   set: Partial<TaskRow>,
   action: string,
   payload: unknown,
 ): Promise<string> {
-  const change: Partial<TaskRow> = { ...set, updated_at: iso(now) };
-  const eventId = await recordEvent(trx, ctx.caller, ctx.source, now, {
+  const change: Partial<TaskRow> = { ...set, updated_at: iso(w.now) };
+  const eventId = await w.event({
     entityKind: "task",
     entityId: old.id,
     action,
@@ -127,8 +125,8 @@ async function changeRow(
     payload,
     parentEventId: old.last_event_id,
   });
-  await updateTaskRow(trx, old.id, { ...change, last_event_id: eventId });
-  if (DISCOVERY_FIELDS.some((f) => f in set)) await discoverLinks(ctx, trx, old.id);
+  await updateTaskRow(w.trx, old.id, { ...change, last_event_id: eventId });
+  await written(w, old.id, "update", Object.keys(set));
   return eventId;
 }
 
@@ -141,10 +139,9 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: Record<string, unknow
   const recurring = given(a.recurring) === undefined ? null : checkRecurring(a.recurring as string);
   const parent = given(a.parent_id) ?? null;
   if (!canWrite(ctx.caller, project)) throw scopeDenied();
-  const now = ctx.clock.now();
-  return ctx.database.db.transaction().execute(async (trx) => {
-    if (parent) await checkParent(ctx, trx, parent);
-    const row = newRow(ctx, now, {
+  return write(ctx, async (w) => {
+    if (parent) await checkParent(w, parent);
+    const row = newRow(ctx, w.now, {
       project,
       title,
       type: given(a.type) ?? "task",
@@ -158,7 +155,7 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: Record<string, unknow
       reminder_at: reminder,
       // assignee is accepted but not stored at creation (catalog: use assign_task, which records shared_by)
     });
-    await createRow(ctx, trx, now, row, a);
+    await createRow(w, row, a);
     return { task_id: row.id, title, type: row.type, status: row.status };
   });
 }
@@ -225,17 +222,16 @@ export async function updateTask(ctx: ShampooCtx, a: Record<string, unknown>): P
   const fields = Object.keys(set).filter((f) => f !== "title_norm");
   if (fields.length === 0) throw invalid("No fields to update");
   const scope = scopeOf(ctx.caller);
-  const now = ctx.clock.now();
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const old = isUuid(id) ? await getTask(trx, scope, id, lock(ctx)) : undefined;
+  return write(ctx, async (w) => {
+    const old = isUuid(id) ? await getTask(w.trx, scope, id, w.engine) : undefined;
     if (!old) throw notFound("Task");
     // Moves are grant-checked at the destination: a named project, or untagged (CLEAR).
     if ("project" in set && !canWrite(ctx.caller, set.project ?? null)) throw scopeDenied();
     if (set.parent_id) {
-      if (isPg(ctx)) await lockParentLinks(trx, ctx.caller.profile);
-      await checkParent(ctx, trx, set.parent_id, id);
+      await lockParentLinks(w.trx, w.engine, ctx.caller.profile);
+      await checkParent(w, set.parent_id, id);
     }
-    await changeRow(ctx, trx, now, old, set, "update", a);
+    await changeRow(w, old, set, "update", a);
     return { updated: id, fields: [...fields, "updated_at"] };
   });
 }
@@ -245,19 +241,10 @@ export async function assignTask(ctx: ShampooCtx, a: Record<string, unknown>): P
   const assignee = typeof a.assignee === "string" && a.assignee.trim() !== "" ? a.assignee : null;
   // Assignment is a coordination hint: stored verbatim, grants nothing; shared_by is the caller.
   const sharedBy = assignee === null ? null : ctx.caller.principal;
-  const now = ctx.clock.now();
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const old = isUuid(id) ? await getTask(trx, scopeOf(ctx.caller), id, lock(ctx)) : undefined;
+  return write(ctx, async (w) => {
+    const old = isUuid(id) ? await getTask(w.trx, scopeOf(ctx.caller), id, w.engine) : undefined;
     if (!old) throw notFound("Task");
-    await changeRow(
-      ctx,
-      trx,
-      now,
-      old,
-      { assignee, shared_by: sharedBy },
-      assignee === null ? "unassign" : "assign",
-      a,
-    );
+    await changeRow(w, old, { assignee, shared_by: sharedBy }, assignee === null ? "unassign" : "assign", a);
     return { task_id: id, assignee, shared_by: sharedBy };
   });
 }
@@ -288,10 +275,9 @@ export async function upsertNoteByTitleProject(
   }
   const updateIfFound = a.update_if_found !== false;
   if (!canWrite(ctx.caller, project)) throw scopeDenied();
-  const now = ctx.clock.now();
-  return ctx.database.db.transaction().execute(async (trx) => {
-    if (isPg(ctx)) await lockNoteKey(trx, ctx.caller.profile, titleNorm, project);
-    let q = scoped(trx, scopeOf(ctx.caller))
+  return write(ctx, async (w) => {
+    await lockNoteKey(w.trx, w.engine, ctx.caller.profile, titleNorm, project);
+    const q = scoped(w.trx, scopeOf(ctx.caller))
       .selectAll()
       .where("type", "=", "note")
       .where("title_norm", "=", titleNorm)
@@ -307,8 +293,7 @@ export async function upsertNoteByTitleProject(
       .orderBy("created_at")
       .orderBy("id")
       .limit(1);
-    if (isPg(ctx)) q = q.forUpdate();
-    const found = await q.executeTakeFirst();
+    const found = await w.engine.forUpdate(q).executeTakeFirst();
     if (found) {
       const base = { task_id: found.id, title: found.title, type: "note" };
       const changed = Object.keys(supplied).filter(
@@ -317,10 +302,10 @@ export async function upsertNoteByTitleProject(
       if (!updateIfFound || changed.length === 0) return { ...base, action: "existing", matched_on: MATCHED_ON };
       const set: Partial<TaskRow> = {};
       for (const f of changed) set[f] = supplied[f] as string;
-      await changeRow(ctx, trx, now, found, set, "update", a);
+      await changeRow(w, found, set, "update", a);
       return { ...base, action: "updated", fields: [...changed, "updated_at"], matched_on: MATCHED_ON };
     }
-    const row = newRow(ctx, now, {
+    const row = newRow(ctx, w.now, {
       project,
       title,
       type: "note",
@@ -329,7 +314,7 @@ export async function upsertNoteByTitleProject(
       description: supplied.description ?? null,
       notes: supplied.notes ?? null,
     });
-    await createRow(ctx, trx, now, row, a);
+    await createRow(w, row, a);
     return {
       task_id: row.id,
       title,
@@ -352,23 +337,21 @@ export const DEFAULT_ARCHIVE_DAYS = 7;
 export async function archiveDoneTasks(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const days = a.older_than_days === undefined ? DEFAULT_ARCHIVE_DAYS : Number(a.older_than_days);
   if (!Number.isInteger(days) || days < 0) throw invalid("older_than_days must be a non-negative integer");
-  const now = ctx.clock.now();
-  const cutoffMs = now - days * DAY_MS;
-  // A threshold reaching back before year 1 cannot match any timestamp.
-  if (!(cutoffMs > EARLIEST_MS)) return { archived: 0, threshold_days: days };
-  const cutoff = iso(cutoffMs);
-  return ctx.database.db.transaction().execute(async (trx) => {
-    let q = scoped(trx, scopeOf(ctx.caller))
+  return write(ctx, async (w) => {
+    const cutoffMs = w.now - days * DAY_MS;
+    // A threshold reaching back before year 1 cannot match any timestamp.
+    if (!(cutoffMs > EARLIEST_MS)) return { archived: 0, threshold_days: days };
+    const cutoff = iso(cutoffMs);
+    const q = scoped(w.trx, scopeOf(ctx.caller))
       .selectAll()
       .where("type", "=", "task")
       .where("status", "=", "done")
       .where("updated_at", "<", cutoff)
       .orderBy("created_at")
       .orderBy("id");
-    if (isPg(ctx)) q = q.forUpdate();
-    const rows = await q.execute();
+    const rows = await w.engine.forUpdate(q).execute();
     for (const old of rows) {
-      await changeRow(ctx, trx, now, old, { status: "archived" }, "archive", { older_than_days: days, cutoff });
+      await changeRow(w, old, { status: "archived" }, "archive", { older_than_days: days, cutoff });
     }
     return { archived: rows.length, threshold_days: days };
   });
@@ -394,10 +377,9 @@ export async function bumpOverduePriority(
   const rank = PRIORITY_RANK[target] as number;
   const lower = PRIORITIES.filter((p) => (PRIORITY_RANK[p] as number) < rank);
   if (lower.length === 0) return { bumped: 0, target_priority: target, message: BOTTOM_RUNG_MESSAGE };
-  const now = ctx.clock.now();
-  const day = today(now);
-  return ctx.database.db.transaction().execute(async (trx) => {
-    let q = scoped(trx, scopeOf(ctx.caller))
+  return write(ctx, async (w) => {
+    const day = today(w.now);
+    const q = scoped(w.trx, scopeOf(ctx.caller))
       .selectAll()
       .where("type", "=", "task")
       .where("status", "not in", [...FINISHED])
@@ -406,10 +388,9 @@ export async function bumpOverduePriority(
       .where("priority", "in", lower)
       .orderBy("due_date")
       .orderBy("id");
-    if (isPg(ctx)) q = q.forUpdate();
-    const rows = await q.execute();
+    const rows = await w.engine.forUpdate(q).execute();
     for (const old of rows) {
-      await changeRow(ctx, trx, now, old, { priority: target }, "bump_priority", {
+      await changeRow(w, old, { priority: target }, "bump_priority", {
         target_priority: target,
         today: day,
       });

@@ -1,6 +1,8 @@
-import { type DialectName, type Kysely, sql, type Transaction } from "kernel";
+import { type Kysely, sql, type Transaction } from "kernel";
 import { projectCondition, type Scope } from "../../access/caller.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import type { Engine } from "../../platform/engine.ts";
+import type { ShampooDB } from "../../store/schema.ts";
+import type { TaskRow } from "./schema.ts";
 
 /**
  * Task queries. Scope filters live here, in the WHERE clause, so that a row the caller may not
@@ -25,8 +27,9 @@ export function scoped(db: Db, scope: Scope) {
  * `shampoo_tasks`, so every filter and order term reads it unchanged; PostgreSQL searches the
  * task table itself (its tsvector is a column of the row).
  */
-export function scopedForText(db: Db, dialect: DialectName, scope: Scope) {
-  if (dialect !== "sqlite") return scoped(db, scope);
+export function scopedForText(db: Db, engine: Engine, scope: Scope) {
+  // The facets copy is SQLite's own table (008 creates it there only).
+  if (engine.dialect !== "sqlite") return scoped(db, scope);
   const q = db.selectFrom("shampoo_tasks_facets as shampoo_tasks").where("profile", "=", scope.profile);
   const narrowed = scope.projects === null && scope.untagged ? q : q.where(projectCondition(scope));
   return narrowed as unknown as ReturnType<typeof scoped>;
@@ -39,8 +42,8 @@ export function scopedForText(db: Db, dialect: DialectName, scope: Scope) {
  * `+` keeps the profile test out of index selection, on SQLite only (PostgreSQL plans by its
  * statistics and has no unary + on text).
  */
-export function scopedIds(db: Db, dialect: DialectName, scope: Scope, ids: string[]) {
-  const profile = dialect === "sqlite" ? sql`+shampoo_tasks.profile` : sql`shampoo_tasks.profile`;
+export function scopedIds(db: Db, engine: Engine, scope: Scope, ids: string[]) {
+  const profile = engine.notIndexed(sql`shampoo_tasks.profile`);
   const q = db
     .selectFrom("shampoo_tasks")
     .where("shampoo_tasks.id", "in", ids)
@@ -49,16 +52,21 @@ export function scopedIds(db: Db, dialect: DialectName, scope: Scope, ids: strin
   return q.where(projectCondition(scope));
 }
 
-/** One visible task. `lockForUpdate` takes a row lock on PostgreSQL (SQLite serialises writers). */
+/**
+ * One visible task. Given the engine, it is locked until commit where the engine has row locks
+ * (PostgreSQL; SQLite's write transaction already holds the database's one write lock).
+ * `"postgres"` / `false`: the older spelling of the same choice (a caller that tests the dialect
+ * itself); new code passes `w.engine`.
+ */
 export async function getTask(
   db: Db,
   scope: Scope,
   id: string,
-  lockForUpdate: "postgres" | false = false,
+  lock?: Engine | "postgres" | false,
 ): Promise<TaskRow | undefined> {
-  let q = scoped(db, scope).selectAll().where("id", "=", id);
-  if (lockForUpdate === "postgres") q = q.forUpdate();
-  return q.executeTakeFirst();
+  const q = scoped(db, scope).selectAll().where("id", "=", id);
+  if (lock === "postgres") return q.forUpdate().executeTakeFirst();
+  return (lock ? lock.forUpdate(q) : q).executeTakeFirst();
 }
 
 /**
@@ -75,12 +83,12 @@ export async function parentOf(db: Db, scope: Scope, id: string): Promise<string
 const IN_CHUNK = 500;
 
 /** The ids among `ids` of tasks the caller may see. */
-export async function visibleTaskIds(db: Db, dialect: DialectName, scope: Scope, ids: string[]): Promise<Set<string>> {
+export async function visibleTaskIds(db: Db, engine: Engine, scope: Scope, ids: string[]): Promise<Set<string>> {
   const out = new Set<string>();
   const distinct = [...new Set(ids)];
   for (let i = 0; i < distinct.length; i += IN_CHUNK) {
     const chunk = distinct.slice(i, i + IN_CHUNK);
-    for (const r of await scopedIds(db, dialect, scope, chunk).select("shampoo_tasks.id").execute()) out.add(r.id);
+    for (const r of await scopedIds(db, engine, scope, chunk).select("shampoo_tasks.id").execute()) out.add(r.id);
   }
   return out;
 }
@@ -91,41 +99,40 @@ export async function visibleTaskIds(db: Db, dialect: DialectName, scope: Scope,
  */
 export async function maskParents<T extends { parent_id: string | null }>(
   db: Db,
-  dialect: DialectName,
+  engine: Engine,
   scope: Scope,
   rows: T[],
 ): Promise<T[]> {
   if (scope.projects === null && scope.untagged) return rows; // sees the whole profile
   const parents = rows.map((r) => r.parent_id).filter((p): p is string => p !== null);
   if (parents.length === 0) return rows;
-  const seen = await visibleTaskIds(db, dialect, scope, parents);
+  const seen = await visibleTaskIds(db, engine, scope, parents);
   return rows.map((r) => (r.parent_id === null || seen.has(r.parent_id) ? r : { ...r, parent_id: null }));
 }
 
 /**
- * Serialises upserts of one (profile, normalized title, project) key on PostgreSQL for the rest
- * of the transaction: two concurrent upserts cannot both miss and both create. A hash collision
- * only serialises two unrelated keys. SQLite needs nothing: it runs one writer at a time, and a
- * deferred transaction whose read went stale cannot commit a write (SQLITE_BUSY_SNAPSHOT).
+ * Serialises upserts of one (profile, normalized title, project) key for the rest of the
+ * transaction (engine.lockKey: an advisory lock on PostgreSQL): two concurrent upserts cannot
+ * both miss and both create. A hash collision only serialises two unrelated keys. SQLite needs
+ * nothing: its write transaction holds the one write lock from BEGIN.
  */
 export async function lockNoteKey(
   trx: Transaction<ShampooDB>,
+  engine: Engine,
   profile: string,
   titleNorm: string,
   project: string | null,
 ): Promise<void> {
-  const key = JSON.stringify(["note", profile, titleNorm, project]);
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await engine.lockKey(trx, JSON.stringify(["note", profile, titleNorm, project]));
 }
 
 /**
- * Serialises parent-link changes within a profile on PostgreSQL for the rest of the
- * transaction, so two concurrent re-parentings (A under B, B under A) cannot both pass the
- * cycle walk. Re-parenting is rare; other writes never take this lock.
+ * Serialises parent-link changes within a profile for the rest of the transaction, so two
+ * concurrent re-parentings (A under B, B under A) cannot both pass the cycle walk.
+ * Re-parenting is rare; other writes never take this lock.
  */
-export async function lockParentLinks(trx: Transaction<ShampooDB>, profile: string): Promise<void> {
-  const key = JSON.stringify(["parent-links", profile]);
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+export async function lockParentLinks(trx: Transaction<ShampooDB>, engine: Engine, profile: string): Promise<void> {
+  await engine.lockKey(trx, JSON.stringify(["parent-links", profile]));
 }
 
 export async function insertTask(trx: Transaction<ShampooDB>, row: TaskRow): Promise<void> {
