@@ -12,8 +12,12 @@
  * Stores: SQLite on a real temporary file; PostgreSQL in a fresh schema, dropped afterwards.
  *
  *   npm run bench -- chamber [--warmup 2] [--duration 5] [--db sqlite,postgres]
- *     [--suite chrono,atelier] [--mode in-process,mcp-client] [--concurrency 1,4] [--no-write]
+ *     [--suite chrono,atelier] [--mode in-process,mcp-client] [--concurrency 1,4]
+ *     [--evidence on,off] [--pairs N] [--no-write]
  * Without --concurrency each path runs one attempt at a time, plus in-process with 4 in flight.
+ * `--evidence on,off` runs each configuration with the replay's commitments and the card
+ * transparency log (on, as served) and without them (off: ChamberConfig.benchWithoutLogAndCommitments),
+ * alternating on/off `--pairs` times, and reports the median ratio (issue 16 goal: within 10 %).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
@@ -52,6 +56,7 @@ const SUITE_IDS = { chrono: "chambre-chrono-v0", atelier: "chambre-atelier-v0" }
 type SuiteKey = keyof typeof SUITE_IDS;
 type DbKind = "sqlite" | "postgres";
 type Mode = "in-process" | "mcp-client";
+type Evidence = "on" | "off";
 const TOOLS = ["enter_open_challenge", "chamber_action", "seal_attempt"] as const;
 
 type Sc = Record<string, unknown>;
@@ -286,12 +291,13 @@ interface Store {
   drop(): Promise<void>;
 }
 
-async function openStore(kind: DbKind): Promise<Store> {
+async function openStore(kind: DbKind, evidence: Evidence): Promise<Store> {
+  const config = evidence === "off" ? { config: { benchWithoutLogAndCommitments: true } } : {};
   if (kind === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "scoreia-bench-"));
     const drop = onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "chamber.db");
-    const chamber = await openChamber({ db: file });
+    const chamber = await openChamber({ db: file, ...config });
     const { v } = (await sqlVersion(chamber, "select sqlite_version() as v")) ?? { v: "?" };
     return {
       chamber,
@@ -307,7 +313,7 @@ async function openStore(kind: DbKind): Promise<Store> {
   const dropSchema = onCleanup(async () => {
     await dropPgSchema(schema);
   });
-  const chamber = await openChamber({ db: PG_URL, pgSchema: schema });
+  const chamber = await openChamber({ db: PG_URL, pgSchema: schema, ...config });
   const { v } = (await sqlVersion(chamber, "show server_version")) ?? { v: "?" };
   return {
     chamber,
@@ -333,6 +339,7 @@ interface Config {
   suite: SuiteKey;
   mode: Mode;
   concurrency: number;
+  evidence: Evidence;
 }
 
 interface ConfigResult extends Config {
@@ -354,10 +361,11 @@ interface ConfigResult extends Config {
   errors: Record<string, number>;
 }
 
-const label = (c: Config) => `${c.db} · ${c.suite} · ${c.mode}${c.concurrency > 1 ? ` ×${c.concurrency}` : ""}`;
+const label = (c: Config) =>
+  `${c.db} · ${c.suite} · ${c.mode}${c.concurrency > 1 ? ` ×${c.concurrency}` : ""}${c.evidence === "off" ? " · evidence off" : ""}`;
 
 async function runConfig(c: Config, warmupMs: number, measureMs: number): Promise<ConfigResult> {
-  const store = await openStore(c.db);
+  const store = await openStore(c.db, c.evidence);
   try {
     const suite = SUITE_IDS[c.suite];
     const drivers: Driver[] = [];
@@ -439,6 +447,7 @@ function tables(results: ConfigResult[]): string {
       "suite",
       "path",
       "conc",
+      "evidence",
       "attempts",
       "attempts/s",
       "CPU ms/attempt",
@@ -454,6 +463,7 @@ function tables(results: ConfigResult[]): string {
       r.suite,
       r.mode,
       r.concurrency,
+      r.evidence,
       r.attempts,
       fmt(r.attempts_per_s, 1),
       fmt(r.cpu_ms_per_attempt, 3),
@@ -464,7 +474,7 @@ function tables(results: ConfigResult[]): string {
       fmt(r.latency.chamber_action?.p99_ms ?? Number.NaN, 3),
       r.failed_attempts + Object.values(r.errors).reduce((a, b) => a + b, 0),
     ]),
-    ["l", "l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ["l", "l", "l", "r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
   );
   const rows: Array<Array<string | number>> = [];
   for (const r of results) {
@@ -543,6 +553,8 @@ export const benchmark: Benchmark = {
         suite: { type: "string" },
         mode: { type: "string" },
         concurrency: { type: "string" },
+        evidence: { type: "string" },
+        pairs: { type: "string", default: "1" },
         "no-write": { type: "boolean", default: false },
       },
       strict: true,
@@ -553,20 +565,27 @@ export const benchmark: Benchmark = {
     const dbs = list<DbKind>(values.db, ["sqlite", "postgres"], ["sqlite", "postgres"]);
     const suites = list<SuiteKey>(values.suite, ["chrono", "atelier"], ["chrono", "atelier"]);
     const modes = list<Mode>(values.mode, ["in-process", "mcp-client"], ["in-process", "mcp-client"]);
+    const evidences = list<Evidence>(values.evidence, ["on", "off"], ["on"]);
+    const pairs = Number(values.pairs);
+    if (!Number.isInteger(pairs) || pairs < 1) throw new Error("--pairs takes an integer ≥ 1");
     const concurrencies = values.concurrency?.split(",").map(Number);
     if (concurrencies?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--concurrency takes integers ≥ 1");
 
     // Default: every path one attempt at a time, plus in-process with DEFAULT_CONCURRENT attempts
     // in flight (what a busy server sees; PostgreSQL can overlap round trips and group commits).
-    const configs: Config[] = [];
+    const bases: Array<Omit<Config, "evidence">> = [];
     for (const db of dbs)
       for (const suite of suites) {
         for (const mode of modes)
-          for (const concurrency of concurrencies ?? [1]) configs.push({ db, suite, mode, concurrency });
+          for (const concurrency of concurrencies ?? [1]) bases.push({ db, suite, mode, concurrency });
         if (!concurrencies && modes.includes("in-process")) {
-          configs.push({ db, suite, mode: "in-process", concurrency: DEFAULT_CONCURRENT });
+          bases.push({ db, suite, mode: "in-process", concurrency: DEFAULT_CONCURRENT });
         }
       }
+    // Evidence on and off alternate, pair after pair, so that a drifting machine load hits both.
+    const configs: Config[] = [];
+    for (const base of bases)
+      for (let p = 0; p < pairs; p++) for (const evidence of evidences) configs.push({ ...base, evidence });
 
     const machine = machineInfo();
     const startedAt = new Date().toISOString();
@@ -594,9 +613,11 @@ export const benchmark: Benchmark = {
       load_avg_1m_start: machine.load_avg_1m,
       load_avg_1m_end: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
     };
-    const md = markdown(results, machine, meta);
+    const comparison = evidences.length === 2 ? compareEvidence(results) : null;
+    const md = markdown(results, machine, meta) + (comparison ? `\n${comparison.markdown}\n` : "");
     log("");
     log(tables(results));
+    if (comparison) log(`\n${comparison.markdown}`);
     if (!values["no-write"]) {
       const paths = writeResults(
         "chamber",
@@ -607,6 +628,8 @@ export const benchmark: Benchmark = {
           actions_per_attempt: ACTIONS_PER_ATTEMPT,
           target_sqlite_in_process_attempts_per_s: TARGET_SQLITE_IN_PROCESS,
           machine,
+          pairs,
+          ...(comparison ? { evidence_comparison: comparison.rows } : {}),
           results,
         },
         md,
@@ -621,3 +644,85 @@ export const benchmark: Benchmark = {
     }
   },
 };
+
+// ---------------------------------------------------------------- evidence on / off
+
+const median = (xs: number[]): number => {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+};
+
+/**
+ * Commitments and the card log against neither, per configuration: the medians of the paired
+ * runs, wall attempts/s and CPU ms per attempt (the steadier figure on a shared machine).
+ */
+function compareEvidence(results: ConfigResult[]): { rows: Sc[]; markdown: string } {
+  const groups = new Map<string, { on: ConfigResult[]; off: ConfigResult[] }>();
+  for (const r of results) {
+    const k = label({ ...r, evidence: "on" });
+    const g = groups.get(k) ?? { on: [], off: [] };
+    g[r.evidence].push(r);
+    groups.set(k, g);
+  }
+  const rows: Sc[] = [];
+  for (const [k, g] of groups) {
+    if (!g.on.length || !g.off.length) continue;
+    const on = median(g.on.map((r) => r.attempts_per_s));
+    const off = median(g.off.map((r) => r.attempts_per_s));
+    const cpuOn = median(g.on.map((r) => r.cpu_ms_per_attempt));
+    const cpuOff = median(g.off.map((r) => r.cpu_ms_per_attempt));
+    const seal = (rs: ConfigResult[]) => median(rs.map((r) => r.latency.seal_attempt?.p50_ms ?? Number.NaN));
+    const action = (rs: ConfigResult[]) => median(rs.map((r) => r.latency.chamber_action?.p50_ms ?? Number.NaN));
+    rows.push({
+      configuration: k,
+      pairs: Math.min(g.on.length, g.off.length),
+      on_attempts_per_s: on,
+      off_attempts_per_s: off,
+      wall_ratio: round(on / off, 3),
+      on_cpu_ms: cpuOn,
+      off_cpu_ms: cpuOff,
+      cpu_ratio: round(cpuOff / cpuOn, 3),
+      seal_p50_ms: { on: seal(g.on), off: seal(g.off) },
+      action_p50_ms: { on: action(g.on), off: action(g.off) },
+    });
+  }
+  const pct = (x: number) => `${fmt((x - 1) * 100, 1)} %`;
+  const table = markdownTable(
+    [
+      "configuration",
+      "pairs",
+      "on /s",
+      "off /s",
+      "on vs off (wall)",
+      "CPU ms on",
+      "CPU ms off",
+      "on vs off (CPU)",
+      "seal p50 on/off ms",
+      "action p50 on/off ms",
+    ],
+    rows.map((r) => [
+      r.configuration as string,
+      r.pairs as number,
+      fmt(r.on_attempts_per_s as number, 1),
+      fmt(r.off_attempts_per_s as number, 1),
+      pct(r.wall_ratio as number),
+      fmt(r.on_cpu_ms as number, 3),
+      fmt(r.off_cpu_ms as number, 3),
+      pct(r.cpu_ratio as number),
+      `${fmt((r.seal_p50_ms as { on: number }).on, 3)} / ${fmt((r.seal_p50_ms as { off: number }).off, 3)}`,
+      `${fmt((r.action_p50_ms as { on: number }).on, 3)} / ${fmt((r.action_p50_ms as { off: number }).off, 3)}`,
+    ]),
+    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+  );
+  return {
+    rows,
+    markdown: [
+      "Evidence on (salted commitments in the replay, §14.2; a transparency-log leaf and a signed tree head per card, §15)",
+      "against off (ChamberConfig.benchWithoutLogAndCommitments, bench only), medians of the alternated runs; a negative",
+      "percentage is the cost of the evidence (goal: within 10 %):",
+      "",
+      table,
+    ].join("\n"),
+  };
+}

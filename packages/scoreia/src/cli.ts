@@ -84,7 +84,7 @@ Options:
   --port      HTTP port (0 picks a free one)
   --host      HTTP bind address (default 127.0.0.1)
 
-Exit codes (verify; the other commands use 0, 1, 2 and 6 alike):
+Exit codes (verify; regrade adds 7 for refused input; the other commands use 0, 1, 2 and 6 alike):
   0  valid                 4  unsigned historical card
   1  invalid               5  pending signature
   2  usage error           6  network or I/O error (unreachable, not found, unreadable)

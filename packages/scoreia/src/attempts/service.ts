@@ -40,6 +40,12 @@ export interface ChamberConfig {
    * its proof and its verify page under it. Without one the links are paths.
    */
   publicOrigin?: string;
+  /**
+   * Benchmarks only (bench/chamber.ts `--evidence off`): no salted commitments of values and
+   * observations in the replay (§14.2) and no transparency-log leaf or tree head per card (§15),
+   * to measure what they cost in the same run. Never set by the server or its CLI.
+   */
+  benchWithoutLogAndCommitments?: boolean;
 }
 
 export function defaultConfig(toolset: Toolset): ChamberConfig {
@@ -515,13 +521,14 @@ export class ChamberService {
       if (Number(res.numAffectedRows) === 1) {
         await store.markSealed.run(trx, { handle: card.handle as string, updated_at: iso(now) });
         // Into the transparency log with the signature, in one transaction: a signed card is a logged card.
-        await appendLeaf(trx, this.database.dialect, {
-          type: LEAF_TYPE,
-          card_id: card.card_id,
-          card_hash: sha256Tagged(card.body_json),
-          signed_at: signature.signed_at,
-          logged_at: iso(now),
-        });
+        if (!this.config.benchWithoutLogAndCommitments)
+          await appendLeaf(trx, this.database.dialect, {
+            type: LEAF_TYPE,
+            card_id: card.card_id,
+            card_hash: sha256Tagged(card.body_json),
+            signed_at: signature.signed_at,
+            logged_at: iso(now),
+          });
         // The Codex counts the card in the transaction that signs it, and only if it verifies.
         if (signatureVerifies(card.body_json, signature, await this.keyRecords(trx))) {
           await addToCodex(trx, JSON.parse(card.body_json));
@@ -533,7 +540,7 @@ export class ChamberService {
     });
     // A signed head covering the new leaf, so its proof can be served at once (best effort: an
     // unreachable signer leaves it to the next head; CardLog.head never throws for that).
-    await this.log.head();
+    if (!this.config.benchWithoutLogAndCommitments) await this.log.head();
     return stored ?? null;
   }
 
@@ -570,7 +577,7 @@ export class ChamberService {
   /** The chain of an attempt entered before it was kept on write, rebuilt from its stored events. */
   private async rebuiltChain(trx: Trx, row: AttemptRow, cardId: string): Promise<{ head: string; events: number }> {
     const events = (await store.selectEvents.rows(trx, store.eventRange(row))).map(storedEvent);
-    const commits = this.generation(row.suite_id, row.suite_generation).commits;
+    const commits = this.commits(row);
     const replay = buildReplay(cardId, Buffer.from(row.replay_salt, "hex"), events, commits);
     return { head: replay.head, events: replay.events.length };
   }
@@ -707,6 +714,11 @@ export class ChamberService {
         .execute();
     });
     return { secret: rec.secret, revealed_at: rec.revealed_at as string };
+  }
+
+  /** Whether the attempt's replay commits values and observations (§14.2). */
+  private commits(row: AttemptRow): boolean {
+    return !this.config.benchWithoutLogAndCommitments && this.generation(row.suite_id, row.suite_generation).commits;
   }
 
   private suite(row: AttemptRow): Suite {
@@ -924,7 +936,7 @@ export class ChamberService {
     // An attempt entered before the chain was kept on write has no head: its seal rebuilds the chain.
     if (prev === null) return stored;
     const salt = Buffer.from(row.replay_salt, "hex");
-    const commits = this.generation(row.suite_id, row.suite_generation).commits;
+    const commits = this.commits(row);
     const values: StoredEvent = {
       seq,
       kind,

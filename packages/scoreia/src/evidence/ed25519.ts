@@ -1,16 +1,30 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 
+/**
+ * Decoded keys by their 32 bytes (hex): a verifier checks many signatures by the same few keys,
+ * and building the KeyObject costs about as much as a verification. Bounded: cleared when full.
+ */
+const decoded = new Map<string, KeyObject | null>();
+const DECODED_MAX = 256;
+
 /** A raw 32-byte Ed25519 public key as a Node KeyObject, or null if it is not a valid point encoding. */
 export function ed25519PublicKey(raw: Uint8Array): KeyObject | null {
   if (raw.length !== 32) return null;
+  const id = Buffer.from(raw).toString("hex");
+  const known = decoded.get(id);
+  if (known !== undefined) return known;
+  let key: KeyObject | null;
   try {
-    return createPublicKey({
+    key = createPublicKey({
       key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(raw).toString("base64url") },
       format: "jwk",
     });
   } catch {
-    return null;
+    key = null;
   }
+  if (decoded.size >= DECODED_MAX) decoded.clear();
+  decoded.set(id, key);
+  return key;
 }
 
 /**

@@ -54,8 +54,10 @@ const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
 class NotJson extends Error {}
 
 /**
- * A copy of `v` whose objects have their keys in RFC 8785 order, or NEEDS_REFERENCE; throws
- * NotJson on anything canonical JSON refuses.
+ * `v` with its objects' keys in RFC 8785 order, or NEEDS_REFERENCE; throws NotJson on anything
+ * canonical JSON refuses. Copy on write: a value already in that order (what JSON.parse gives
+ * for canonical text, such as a proof bundle the server wrote) is returned itself, checked but
+ * not copied, and JSON.stringify then writes it as it stands.
  */
 function sortedCopy(v: unknown): unknown {
   switch (typeof v) {
@@ -70,26 +72,43 @@ function sortedCopy(v: unknown): unknown {
     case "object": {
       if (v === null) return v;
       if (Array.isArray(v)) {
-        const out = new Array(v.length);
+        let out: unknown[] | null = null;
         for (let i = 0; i < v.length; i++) {
           const c = sortedCopy(v[i]);
           if (c === NEEDS_REFERENCE) return c;
-          out[i] = c;
+          if (out === null && c !== v[i]) out = v.slice(0, i);
+          if (out !== null) out[i] = c;
         }
-        return out;
+        return out ?? v;
       }
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) throw new NotJson("not a plain object");
-      const keys = Object.keys(v).sort();
-      const out: Record<string, unknown> = {};
-      for (const k of keys) {
+      const keys = Object.keys(v);
+      let sorted = true;
+      for (let i = 1; i < keys.length; i++) {
+        if ((keys[i - 1] as string) > (keys[i] as string)) {
+          sorted = false;
+          break;
+        }
+      }
+      if (!sorted) keys.sort();
+      // A prototype-less object is copied, so that JSON.stringify sees a plain one.
+      let out: Record<string, unknown> | null = sorted && proto !== null ? null : {};
+      const src = v as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
         if (k === "__proto__" || INDEX_KEY.test(k)) return NEEDS_REFERENCE;
         if (!k.isWellFormed()) throw new NotJson("key has a lone surrogate");
-        const c = sortedCopy((v as Record<string, unknown>)[k]);
+        const child = src[k];
+        const c = sortedCopy(child);
         if (c === NEEDS_REFERENCE) return c;
-        out[k] = c;
+        if (out === null && c !== child) {
+          out = {};
+          for (let j = 0; j < i; j++) out[keys[j] as string] = src[keys[j] as string];
+        }
+        if (out !== null) out[k] = c;
       }
-      return out;
+      return out ?? v;
     }
     default:
       throw new NotJson(`${typeof v} is not a JSON value`);

@@ -13,35 +13,47 @@ export class DuplicateMemberError extends Error {
   }
 }
 
-/** The first duplicated member name in valid JSON `text`, or null. */
+/**
+ * The first duplicated member name in valid JSON `text`, or null. Strings are skipped with
+ * indexOf (most of a proof's bytes are inside strings: hashes, markers, observations), and a
+ * member name is decoded by JSON.parse only when it holds an escape.
+ */
 export function firstDuplicate(text: string): string | null {
   // One frame per open container: the member names seen (objects) or null (arrays).
   const stack: Array<Set<string> | null> = [];
   // In an object, the next string is a member name when it follows `{` or `,`.
   let expectName = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // The closing quote: the next one not escaped (preceded by an even run of backslashes).
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        let k = j - 1;
+        while (text.charCodeAt(k) === 0x5c /* \ */) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
       const top = stack[stack.length - 1];
       if (expectName && top) {
-        const name = JSON.parse(text.slice(i, j + 1)) as string;
+        const raw = text.slice(i + 1, j);
+        const name = raw.includes("\\") ? (JSON.parse(text.slice(i, j + 1)) as string) : raw;
         if (top.has(name)) return name;
         top.add(name);
       }
       expectName = false;
       i = j;
-    } else if (c === "{") {
+    } else if (c === 0x7b /* { */) {
       stack.push(new Set());
       expectName = true;
-    } else if (c === "[") {
+    } else if (c === 0x5b /* [ */) {
       stack.push(null);
       expectName = false;
-    } else if (c === "}" || c === "]") {
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
       expectName = false;
-    } else if (c === ",") {
+    } else if (c === 0x2c /* , */) {
       expectName = stack[stack.length - 1] instanceof Set;
     }
   }

@@ -396,6 +396,45 @@ describe("Verify a proof, in Chromium", () => {
     }
     await page.close();
   });
+
+  it("opens a revealed generation's commitments in the browser, and says so before the reveal (§14.5)", async () => {
+    const id = s.cards.atelier;
+    const factsOf = async (page: Page) => {
+      const r = await verdictOf(page);
+      expect(r.verdict, r.text).toBe("valid");
+      await page.locator("#facts dt", { hasText: "Reveal" }).waitFor();
+      return (await page.locator("#facts").textContent()) ?? "";
+    };
+    const before = await open(`/verify?card=${id}`);
+    expect(await factsOf(before)).toContain("not revealed yet: submitted values and observations stay committed");
+    await before.close();
+
+    const stored = await s.h.chamber.registry.get(id);
+    const suite = stored?.card.suite as { id: string; generation: string };
+    await s.h.chamber.service.reveal(suite.id, suite.generation);
+    const path = `/suites/${suite.id}/${suite.generation}/reveal.json`;
+    const reveal = (await (await s.get(path)).json()) as { openings: Record<string, Array<{ value: unknown }>> };
+    const n = reveal.openings[id]?.length ?? 0;
+    expect(n).toBeGreaterThan(0);
+    const after = await open(`/verify?card=${id}`);
+    const text = await factsOf(after);
+    expect(text).toContain(`the secret is the committed one and all ${n} commitments of this replay open`);
+    expect(text).toContain(`npx scoreia regrade ${s.base}${path}`);
+    await after.close();
+
+    // A reveal whose opening is not the committed value is called out (the card stays valid:
+    // the reveal is a separate document).
+    const tampered = structuredClone(reveal);
+    (tampered.openings[id] as Array<{ value: unknown }>)[0] = { ...tampered.openings[id]?.[0], value: "forged" };
+    const page = await open("/verify");
+    await page.route(`${s.base}${path}`, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(tampered) }),
+    );
+    await page.fill("#card-id", id);
+    await page.click("#form-id button[type=submit]");
+    expect(await factsOf(page)).toContain("the published reveal does not open this card (opening_mismatch)");
+    await page.close();
+  });
 });
 
 describe("pages for people, in Chromium", () => {

@@ -4,7 +4,7 @@
  * All output goes through textContent: proofs are untrusted input.
  */
 import { parseStrictJson } from "./jcs.js";
-import { toolsetBundleHash, verifyProof } from "./verify-proof.js";
+import { checkOpenings, toolsetBundleHash, verifyProof } from "./verify-proof.js";
 
 const NATIVE_ID = /^(sia|oly)-[0-9a-f]{32}$/;
 const HISTORICAL_ID = /^(sia|oly)-[0-9a-f]{16}$/;
@@ -177,7 +177,32 @@ async function run(bundle) {
       ["Declared identity", `${id.declared_model} · ${id.product} · ${id.declared_host} · ${id.assurance}`],
     );
   }
+  if (result.verdict === "valid") {
+    const reveal = await revealFact(bundle);
+    if (reveal) facts.push(["Reveal", reveal]);
+  }
   show(result.verdict, records ?? result.message.replace(/^(valid|invalid|unknown key): /, ""), steps, facts);
+}
+
+/**
+ * Commit-reveal (docs/evidence-0.2.md §14.5): once the card's generation is revealed, its
+ * commitments open here; the re-grade itself needs the suite's code (`scoreia regrade`).
+ * Null for generations without a room secret.
+ */
+async function revealFact(bundle) {
+  const suite = bundle?.card?.suite ?? {};
+  if (!bundle?.manifest?.room_secret || typeof suite.id !== "string" || typeof suite.generation !== "string") {
+    return null;
+  }
+  const path = `/suites/${encodeURIComponent(suite.id)}/${encodeURIComponent(suite.generation)}/reveal.json`;
+  const got = await getStrictJson(path);
+  if (got.status === 404) return "not revealed yet: submitted values and observations stay committed";
+  if (got.duplicate) return `the published reveal is refused: ${got.duplicate}`;
+  if (got.status !== 200 || !got.body) return `the reveal could not be read (HTTP ${got.status})`;
+  const problem = await checkOpenings(bundle, got.body);
+  if (problem) return `the published reveal does not open this card (${problem.code}): ${problem.message}`;
+  const n = got.body.openings[bundle.card.card_id].length;
+  return `revealed ${got.body.revealed_at}: the secret is the committed one and all ${n} commitments of this replay open; re-grade offline with npx scoreia regrade ${location.origin}${path}`;
 }
 
 async function byId(id) {
