@@ -9,4 +9,5 @@ export * from "./store/prepared.ts";
 export * from "./tools/define.ts";
 export * from "./tools/registry.ts";
 export * from "./transport/http.ts";
+export * from "./transport/proxy.ts";
 export * from "./transport/stdio.ts";

@@ -1,8 +1,8 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { type HttpHandle, type HttpOptions, serveHttp } from "../src/transport/http.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_SESSION_TTL_MS, type HttpHandle, type HttpOptions, serveHttp } from "../src/transport/http.ts";
 import { type FakeCtx, type Fixture, LIMITS, makeFixture } from "./fixtures.ts";
 
 /**
@@ -169,12 +169,62 @@ describe("sessions do not depend on the instance", () => {
   });
 
   it("expires a session after its lifetime", async () => {
-    const h = await serve(makeFixture(), { sessionTtlMs: 200 });
+    const h = await serve(makeFixture(), { sessionTtlMs: 60_000 });
     const sid = await initialize(h);
     const headers = { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" };
     expect((await post(h, { jsonrpc: "2.0", id: 2, method: "tools/list" }, headers)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await post(h, { jsonrpc: "2.0", id: 3, method: "tools/list" }, headers)).status).toBe(404);
+    // The lifetime passes on the server's clock (Date only: no timer is faked).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 59_000);
+      expect((await post(h, { jsonrpc: "2.0", id: 3, method: "tools/list" }, headers)).status).toBe(200);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect((await post(h, { jsonrpc: "2.0", id: 4, method: "tools/list" }, headers)).status).toBe(404);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("a 2025 session past its lifetime (docs/deploy.md, Sessions)", () => {
+  it("answers 404; the SDK clients of both majors surface it and do not re-initialize; a new connection works", async () => {
+    const h = await serve(makeFixture());
+    const echo = { name: "echo", arguments: { text: "still here" } };
+    const v1 = new Client({ name: "legacy-client", version: "1.32.2" });
+    const t1 = new StreamableHTTPClientTransport(new URL(h.url));
+    await v1.connect(t1);
+    // The v2 client's default negotiation is the 2025 handshake.
+    const v2 = new ModernClient({ name: "v2-client", version: "2.4.0" });
+    const t2 = new ModernHttp(new URL(h.url));
+    await v2.connect(t2);
+    try {
+      expect(t2.sessionId).toMatch(/^s1\./);
+      expect((await v1.callTool(echo)).structuredContent).toEqual({ ok: true, result: "still here" });
+      expect((await v2.callTool(echo)).structuredContent).toEqual({ ok: true, result: "still here" });
+      // The lifetime passes on the server's clock (Date only: no timer is faked).
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + DEFAULT_SESSION_TTL_MS + 1000);
+      const sid1 = t1.sessionId;
+      await expect(v1.callTool(echo)).rejects.toMatchObject({
+        code: 404,
+        message: expect.stringMatching(/Session not found/),
+      });
+      await expect(v2.callTool(echo)).rejects.toThrow(/Session not found/);
+      // Neither started a new session by itself: the same expired id, so the next call fails too.
+      expect(t1.sessionId).toBe(sid1);
+      await expect(v1.callTool(echo)).rejects.toMatchObject({ code: 404 });
+    } finally {
+      vi.useRealTimers();
+      await v1.close();
+      await v2.close();
+    }
+    const again = new Client({ name: "legacy-client", version: "1.32.2" });
+    await again.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+    try {
+      expect((await again.callTool(echo)).structuredContent).toEqual({ ok: true, result: "still here" });
+    } finally {
+      await again.close();
+    }
   });
 });
 

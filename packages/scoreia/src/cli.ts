@@ -29,7 +29,7 @@ const VERSION: string = createRequire(import.meta.url)("../package.json").versio
 const HELP = `scoreia — ScoreIA Open Chamber (MCP toolset ${CURRENT_TOOLSET.toolset_id})
 
 Usage:
-  scoreia serve [--http] [--port N] [--host ADDR] [--public-origin URL] [--db PATH|postgres://…] [--signer unix:PATH]
+  scoreia serve [--http] [--port N] [--host ADDR] [--public-origin URL] [--trust-proxy LIST] [--db PATH|postgres://…] [--signer unix:PATH]
       Serve the Chamber over MCP. stdio by default (for an MCP host to launch);
       --http serves Streamable HTTP at http://127.0.0.1:N/mcp (default port 8420), and the
       public read side on the same port (/cards, /proofs, /.well-known/scoreia-keys.json, …).
@@ -41,6 +41,9 @@ Usage:
       default: the listener's own origin), and accepted as Host on /mcp.
       --admission N,G,S: at most N requests per S seconds per client address and G in all over
       HTTP (429 with Retry-After past them); default 600,6000,60; "off" to disable.
+      --trust-proxy LIST: comma-separated IP addresses or CIDR blocks of your load balancers; a
+      request from one of them counts against the rightmost X-Forwarded-For address that is not
+      (default: none, the socket peer is the client and X-Forwarded-For is ignored).
       SCOREIA_SESSION_SECRET (≥ 32 bytes): shared by instances so any honours a 2025 session id.
   scoreia signer --socket PATH [--data-dir DIR]
       Hold the signing keys (<data-dir>/keys) in their own process and sign card statements
@@ -104,7 +107,7 @@ export const EXIT = {
 
 /** Options each command accepts (besides --help). */
 const ACCEPTS: Record<string, string[]> = {
-  serve: ["http", "port", "host", "db", "data-dir", "signer", "public-origin", "admission"],
+  serve: ["http", "port", "host", "db", "data-dir", "signer", "public-origin", "admission", "trust-proxy"],
   signer: ["socket", "data-dir"],
   keys: ["data-dir"],
   verify: ["server", "keys", "json", "db", "data-dir"],
@@ -209,6 +212,7 @@ function parse(argv: string[]) {
       json: { type: "boolean" },
       "public-origin": { type: "string" },
       admission: { type: "string" },
+      "trust-proxy": { type: "string" },
     },
   });
 }
@@ -281,6 +285,18 @@ function parseAdmission(
   return { perAddress: perAddress as number, global: global as number, windowSeconds: windowSeconds as number };
 }
 
+/** `--trust-proxy LIST` (HTTP only): the load balancers whose X-Forwarded-For names the client. */
+function parseTrustProxy(values: Values, proxies: { parse(list: string): { entries: readonly string[] } }) {
+  const list = values["trust-proxy"];
+  if (list === undefined) return undefined;
+  if (!values.http) throw new UsageError("--trust-proxy applies to --http only");
+  try {
+    return proxies.parse(list).entries;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 async function serve(values: Values): Promise<number> {
   const port = values.port === undefined ? 8420 : Number(values.port);
   if (values.http && (!Number.isInteger(port) || port < 0 || port > 65535)) {
@@ -289,8 +305,9 @@ async function serve(values: Values): Promise<number> {
   const { signer, describe } = chooseSigner(values);
   const db = values.db ?? defaultDb(ensureDataDir(values));
   const { openChamber } = await import("./app.ts");
-  const { serveHttp, serveStdio } = await import("kernel");
+  const { serveHttp, serveStdio, TrustedProxies } = await import("kernel");
   const admission = parseAdmission(values.admission);
+  const trustProxy = parseTrustProxy(values, TrustedProxies);
   const publicOrigin = values["public-origin"];
   if (publicOrigin !== undefined && !/^https?:\/\/[^/?#\s]+$/.test(publicOrigin)) {
     throw new UsageError(`--public-origin must be an origin like https://chamber.example, got ${publicOrigin}`);
@@ -319,6 +336,8 @@ async function serve(values: Values): Promise<number> {
       routes: chamber.routes,
       // The public door: admission limits per client address and in all (docs/deploy.md).
       ...(admission ? { admission } : {}),
+      // Behind load balancers the per-address limits count the forwarded client (docs/deploy.md).
+      ...(trustProxy ? { trustProxy } : {}),
       ...(publicOrigin ? { allowedHosts: [new URL(publicOrigin).host] } : {}),
       // Shared by every instance behind one endpoint, so any of them honours a 2025 session id.
       ...(process.env.SCOREIA_SESSION_SECRET ? { sessionSecret: process.env.SCOREIA_SESSION_SECRET } : {}),

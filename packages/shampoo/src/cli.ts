@@ -40,10 +40,13 @@ Usage:
                            untagged enclave; * is every named project (default *,"")
         --profile P        the data boundary: nothing crosses profiles (default default)
       or, with --config FILE, --principal NAME picks that entry of the file.
-  shampoo serve --http [--port N] [--host ADDR] --config FILE [--db …] [--data-dir DIR]
+  shampoo serve --http [--port N] [--host ADDR] --config FILE [--trust-proxy LIST] [--db …] [--data-dir DIR]
       Serve Streamable HTTP at http://127.0.0.1:N/mcp (default port ${DEFAULT_PORT}). Every request
       must carry Authorization: Bearer <token> of a principal in FILE, else 401; that principal
       is the caller of the request's tool calls.
+      --trust-proxy LIST: comma-separated IP addresses or CIDR blocks of your load balancers;
+      a request from one of them counts against the per-address session limit as the rightmost
+      X-Forwarded-For address that is not (default: none, the socket peer is the client).
   shampoo serve --http --insecure-local [caller] [--port N] [--db …]
       No authentication: every request is the command-line caller (default: local). Only on a
       loopback --host (127.0.0.1, ::1, localhost); anyone on this machine can connect.
@@ -91,6 +94,7 @@ const ACCEPTS: Record<string, string[]> = {
     "grants",
     "profile",
     "tools",
+    "trust-proxy",
   ],
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
@@ -183,6 +187,7 @@ function parse(argv: string[]) {
       profile: { type: "string" },
       project: { type: "string" },
       tools: { type: "string" },
+      "trust-proxy": { type: "string" },
     },
   });
 }
@@ -341,7 +346,16 @@ async function serve(values: Values): Promise<number> {
 
   const { openShampoo, LIMITS } = await import("./app.ts");
   const tools = await toolProfiles(values, access);
-  const { serveHttp, serveStdio } = await import("kernel");
+  const { serveHttp, serveStdio, TrustedProxies } = await import("kernel");
+  let trustProxy: readonly string[] | undefined;
+  if (values["trust-proxy"] !== undefined) {
+    if (!values.http) throw new UsageError("--trust-proxy applies to --http only");
+    try {
+      trustProxy = TrustedProxies.parse(values["trust-proxy"]).entries;
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
   const resolveCaller =
     access.kind === "tokens"
       ? (session: SessionInfo): Caller => {
@@ -368,6 +382,8 @@ async function serve(values: Values): Promise<number> {
       maxRequestBytes: LIMITS.maxRequestBytes,
       // Shared by every instance behind one endpoint, so any of them honours a 2025 session id.
       ...(process.env.SHAMPOO_SESSION_SECRET ? { sessionSecret: process.env.SHAMPOO_SESSION_SECRET } : {}),
+      // Behind load balancers the per-address session limit counts the forwarded client (docs/deploy.md).
+      ...(trustProxy ? { trustProxy } : {}),
       ...(access.kind === "tokens"
         ? {
             authenticate: (req) => {

@@ -14,6 +14,7 @@ import { logger } from "../log.ts";
 import { createMcpServer, type McpServerOptions, type SessionSeed } from "../server.ts";
 import { type AdmissionLimits, Admitter } from "./admission.ts";
 import { malformedToolsCall } from "./guard.ts";
+import { TrustedProxies } from "./proxy.ts";
 import { SessionSigner } from "./sessions.ts";
 
 /** A product's own HTTP routes (public endpoints, pages): registers them on the app, one call per module. */
@@ -41,12 +42,18 @@ export interface HttpOptions<Ctx> {
    * (docs/deploy.md). Absent: random per process (sessions then live as long as this process).
    */
   sessionSecret?: string;
-  /** Lifetime of a 2025-era session id, from its initialize. Default 1 h. */
+  /** Lifetime of a 2025-era session id, from its initialize. Default 24 h (docs/deploy.md, Sessions). */
   sessionTtlMs?: number;
   /** New 2025-era sessions admitted per client address and in all. Default 600 / 6,000 per minute: a signed id costs no memory, so the cap only bounds initialize work; one address may be a NAT or a test harness opening a client per call. */
   sessionLimits?: AdmissionLimits;
   /** Admission limits on every request of this listener (a public door). Absent: none. */
   admission?: AdmissionLimits;
+  /**
+   * Proxies (IP addresses or CIDR blocks) whose `X-Forwarded-For` names the client for the
+   * per-address limits: the rightmost hop that is not one of them (proxy.ts). Absent: the socket
+   * peer is the client, and the header is ignored.
+   */
+  trustProxy?: readonly string[];
 }
 
 export interface AuthResult {
@@ -63,7 +70,7 @@ export interface HttpHandle {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SESSION_TTL_MS = 60 * 60 * 1000;
+export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SESSION_LIMITS: AdmissionLimits = { perAddress: 600, global: 6000, windowSeconds: 60 };
 
 type JsonRpcId = string | number | null;
@@ -114,13 +121,15 @@ function loopbackGuard(c: Context, extra: string[]): boolean {
   }
 }
 
-/** The peer's address as the socket saw it (behind a proxy: the proxy's). */
-function clientAddress(c: Context): string {
+/** The peer's address as the socket saw it, or behind trusted proxies the client they forward for. */
+function clientAddress(c: Context, proxies: TrustedProxies | undefined): string {
+  let peer: string;
   try {
-    return getConnInfo(c).remote.address ?? "unknown";
+    peer = getConnInfo(c).remote.address ?? "unknown";
   } catch {
     return "unknown";
   }
+  return proxies ? proxies.clientAddress(peer, c.req.header("x-forwarded-for")) : peer;
 }
 
 /** A copy of the request without its session header (the stateless leg must not see one). */
@@ -144,6 +153,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
   const signer = new SessionSigner(opts.sessionSecret, opts.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS);
   const newSessions = new Admitter(opts.sessionLimits ?? DEFAULT_SESSION_LIMITS, "new MCP sessions");
   const admission = opts.admission ? new Admitter(opts.admission, "requests") : undefined;
+  const proxies = opts.trustProxy?.length ? new TrustedProxies(opts.trustProxy) : undefined;
   // Requests the SDK refuses (a bad envelope, an unknown version) are the client's error, answered
   // on the wire; only the rest is worth a line on stderr.
   const onerror = (e: Error) => {
@@ -173,7 +183,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
   });
   if (admission) {
     app.use("*", async (c, next) => {
-      const a = await admission.admit(clientAddress(c));
+      const a = await admission.admit(clientAddress(c, proxies));
       if (a.ok) return next();
       const headers = { "retry-after": String(a.retryAfterSeconds), "cache-control": "no-store" };
       const message = `${a.message}; retry after ${a.retryAfterSeconds} s`;
@@ -240,7 +250,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
 
     const id = requestId(body);
     if (isInitialize(body)) {
-      const admitted = await newSessions.admit(clientAddress(c));
+      const admitted = await newSessions.admit(clientAddress(c, proxies));
       if (!admitted.ok) {
         return rpcError(429, -32000, `Too many sessions: ${admitted.message}`, id, {
           "retry-after": String(admitted.retryAfterSeconds),

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { run } from "../cli/support.ts";
 import {
   CANONICAL_TOOLS,
   checkCardAtRest,
@@ -102,5 +103,41 @@ describe("scoreia serve --http", () => {
   it("shuts down cleanly on SIGTERM (exit code 0)", async () => {
     await session.client.close();
     expect(await server.stop()).toBe(0);
+  });
+});
+
+describe("scoreia serve --http --trust-proxy", () => {
+  it("behind a trusted balancer, the public door counts each forwarded client, not the balancer", async () => {
+    const proxied = await startHttp([
+      "--db",
+      join(tmp.dir, "proxied.db"),
+      "--data-dir",
+      tmp.dir,
+      "--admission",
+      "2,100,60",
+      // This test's requests come from 127.0.0.1: it plays the balancer.
+      "--trust-proxy",
+      "10.0.0.0/8,127.0.0.1",
+    ]);
+    try {
+      const spec = new URL("/spec/0.2", proxied.url).href;
+      const from = (client: string) => fetch(spec, { headers: { "x-forwarded-for": client } }).then((r) => r.status);
+      expect(await from("203.0.113.5")).toBe(200);
+      expect(await from("198.51.100.1, 203.0.113.5, 10.0.0.7")).toBe(200);
+      expect(await from("203.0.113.5")).toBe(429);
+      expect(await from("203.0.113.6")).toBe(200);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it.concurrent.for([
+    [["--trust-proxy", "10.0.0.0/8"], "--trust-proxy applies to --http only"],
+    [["--http", "--trust-proxy", "proxy.internal"], 'got "proxy.internal"'],
+    [["--http", "--trust-proxy", "10.0.0.0/40"], "prefix length must be 0..32"],
+  ] as const)("refuses serve %j with exit 2", async ([args, message], { expect }) => {
+    const r = await run(["serve", "--db", join(tmp.dir, "refused.db"), "--data-dir", tmp.dir, ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
   });
 });

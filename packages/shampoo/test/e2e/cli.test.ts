@@ -49,6 +49,9 @@ describe("shampoo (usage)", () => {
     [["serve", "--role", "admin"], "--role must be agent or conductor, got admin"],
     [["serve", "--profile", "no spaces"], "--profile must match"],
     [["serve", "--config", "/nonexistent/shampoo.json"], "cannot read --config /nonexistent/shampoo.json"],
+    [["serve", "--trust-proxy", "10.0.0.0/8"], "--trust-proxy applies to --http only"],
+    [["serve", "--http", "--insecure-local", "--trust-proxy", "proxy.internal"], 'got "proxy.internal"'],
+    [["serve", "--http", "--insecure-local", "--trust-proxy", "10.0.0.0/8,"], "comma-separated list"],
   ] as const)("refuses %j with exit 2", async ([args, message], { expect }) => {
     const r = await runBin([...args]);
     expect(r.code).toBe(2);
