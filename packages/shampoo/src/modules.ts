@@ -1,9 +1,15 @@
 import { governanceModule } from "./domains/governance/index.ts";
+import type { GovernanceDB } from "./domains/governance/schema/tables.ts";
 import { graphModule } from "./domains/graph/index.ts";
+import type { GraphDB } from "./domains/graph/schema.ts";
 import { linksModule } from "./domains/links/index.ts";
+import type { LinksDB } from "./domains/links/schema.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
+import type { ReflectionDB } from "./domains/reflection/schema.ts";
 import { sessionsModule } from "./domains/sessions/index.ts";
+import type { SessionsDB } from "./domains/sessions/schema.ts";
 import { tasksModule } from "./domains/tasks/index.ts";
+import type { TasksDB } from "./domains/tasks/schema.ts";
 import { installContributions } from "./platform/extend.ts";
 import { platformModule } from "./platform/index.ts";
 import { type Module, moduleOrder } from "./platform/module.ts";
@@ -11,7 +17,7 @@ import { type Module, moduleOrder } from "./platform/module.ts";
 /**
  * The one list of SHAMPOO's modules. The tool list (tools/list order: module order, then each
  * module's own order) and the migration order both derive from it (platform/module.ts). A new
- * category adds one line here and `& <Area>DB` to store/schema.ts ShampooDB.
+ * category adds one line here and its `<Area>DB` to ShampooDB below.
  */
 export const MODULES: readonly Module[] = [
   platformModule,
@@ -22,6 +28,11 @@ export const MODULES: readonly Module[] = [
   governanceModule,
   reflectionModule,
 ];
+
+/** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
+declare module "./store/schema.ts" {
+  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB {}
+}
 
 // The extension points (platform/extend.ts) answer what these modules contribute, in module order.
 installContributions(moduleOrder(MODULES));

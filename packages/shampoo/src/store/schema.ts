@@ -1,12 +1,10 @@
 import type { DialectName, Generated, Kysely } from "kernel";
-import type { GovernanceDB } from "../domains/governance/schema/tables.ts";
-import type { GraphDB } from "../domains/graph/schema.ts";
-import type { LinksDB } from "../domains/links/schema.ts";
-import type { ReflectionDB } from "../domains/reflection/schema.ts";
-import type { SessionsDB } from "../domains/sessions/schema.ts";
-import type { TasksDB } from "../domains/tasks/schema.ts";
 import type { PlatformDB } from "../platform/schema.ts";
 
+/**
+ * @deprecated import the task row types from domains/tasks/schema.ts (kept for the modules that
+ * still read them from here; the one import of a domain left in the shared layer).
+ */
 export type { TaskFacetRow, TaskRow, TaskScopeRow } from "../domains/tasks/schema.ts";
 
 /** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
@@ -40,8 +38,9 @@ export interface ClockRow {
 export type Up = (db: Kysely<unknown>, dialect: DialectName) => Promise<void>;
 
 /**
- * The whole SHAMPOO database, as types only: each module declares its tables in its own
- * schema.ts, and the migrations are gathered by modules.ts (no runtime import from here, so the
- * shared schema never depends on a domain). A new module adds `& <Area>DB` here.
+ * The whole SHAMPOO database, as types only: the platform's tables here, each module's in its
+ * own schema.ts, joined in by modules.ts (`interface ShampooDB extends <Area>DB` in its
+ * `declare module` block, next to the module list). So the shared schema imports no domain,
+ * and every file that names ShampooDB sees every module's tables.
  */
-export type ShampooDB = PlatformDB & TasksDB & LinksDB & SessionsDB & GraphDB & GovernanceDB & ReflectionDB;
+export interface ShampooDB extends PlatformDB {}

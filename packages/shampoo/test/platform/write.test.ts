@@ -113,6 +113,78 @@ for (const dialect of DIALECTS) {
       expect(rows).toEqual([{ id: "c" }]);
     });
 
+    it("an event may carry a pre-chosen id (a row already points at it)", async () => {
+      const id = "0f0e0d0c-0b0a-4908-8706-050403020100";
+      const got = await write(p.ctx(), (w) =>
+        w.event({ eventId: id, entityKind: "item", entityId: "pre", action: "create", old: null, new: null }),
+      );
+      expect(got).toBe(id);
+      const row = await p.db.db
+        .selectFrom("shampoo_history")
+        .select(["entity_id", "action"])
+        .where("event_id", "=", id)
+        .executeTakeFirst();
+      expect(row).toEqual({ entity_id: "pre", action: "create" });
+    });
+
+    it("flushEvents writes the waiting events mid-write (one clock bump); the rest go at the end", async () => {
+      const before = await clockOf();
+      const inside: Array<{ pending: number; flushed?: number; clock: number; rows: number }> = [];
+      const probe = async (w: Parameters<Parameters<typeof write>[1]>[0], flushed?: number) => {
+        const c = await w.trx
+          .selectFrom("shampoo_clocks")
+          .select("clock")
+          .where("profile", "=", "p")
+          .executeTakeFirst();
+        const rows = await w.trx
+          .selectFrom("shampoo_history")
+          .select("event_id")
+          .where("entity_id", "=", "flushed")
+          .execute();
+        inside.push({
+          pending: w.pendingEvents(),
+          ...(flushed === undefined ? {} : { flushed }),
+          clock: Number(c?.clock ?? 0),
+          rows: rows.length,
+        });
+      };
+      await write(p.ctx(), async (w) => {
+        await w.event({ entityKind: "item", entityId: "flushed", action: "a", old: null, new: null });
+        await w.event({ entityKind: "item", entityId: "flushed", action: "b", old: null, new: null });
+        await probe(w);
+        await probe(w, await w.flushEvents());
+        await w.event({ entityKind: "item", entityId: "flushed", action: "c", old: null, new: null });
+        await probe(w);
+      });
+      expect(inside).toEqual([
+        { pending: 2, clock: before, rows: 0 },
+        { pending: 0, flushed: 2, clock: before + 2, rows: 2 },
+        { pending: 1, clock: before + 2, rows: 2 },
+      ]);
+      expect(await clockOf()).toBe(before + 3);
+      expect((await events()).filter((e) => e.entity_id === "flushed").map((e) => [Number(e.clock), e.action])).toEqual(
+        [
+          [before + 1, "a"],
+          [before + 2, "b"],
+          [before + 3, "c"],
+        ],
+      );
+    });
+
+    it("events flushed before a failure roll back with the write", async () => {
+      const before = await clockOf();
+      const n = (await events()).length;
+      await expect(
+        write(p.ctx(), async (w) => {
+          await w.event({ entityKind: "item", entityId: "gone", action: "a", old: null, new: null });
+          await w.flushEvents();
+          throw new Error("late failure");
+        }),
+      ).rejects.toThrow("late failure");
+      expect(await clockOf()).toBe(before);
+      expect((await events()).length).toBe(n);
+    });
+
     it("concurrent writes of one profile get distinct, gap-free clock values", async () => {
       const other = await p.second();
       try {

@@ -1,6 +1,7 @@
 import { sql } from "kernel";
 import { canSee, canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { read } from "../../platform/write.ts";
 import { tidySearchIndexes } from "./fts.ts";
 import {
   createEntitiesIn,
@@ -200,7 +201,7 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
   const inProject = (a: string) =>
     project === null ? sql`${sql.ref(`${a}.project`)} IS NULL` : sql`${sql.ref(`${a}.project`)} = ${project}`;
   const live = (a: string) => sql`${sql.ref(`${a}.status`)} = 'active' AND ${inProject(a)} AND ${visibleSql(a, s)}`;
-  await ctx.database.read(async (db) => {
+  await read(ctx, async (db) => {
     const counts = await sql<{ entities: number | string; relations: number | string }>`SELECT
       (SELECT count(*) FROM shampoo_entities e WHERE e.profile = ${s.profile} AND ${live("e")}) AS entities,
       (SELECT count(*) FROM shampoo_relations r

@@ -1,6 +1,8 @@
 import type { DialectName } from "kernel";
 import { canSee, projectValue } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import type { Engine } from "../../platform/engine.ts";
+import { read } from "../../platform/write.ts";
 import {
   type EntityHit,
   firstObservations,
@@ -273,8 +275,8 @@ interface Gathered {
   jump?: number;
 }
 
-async function gather(ctx: ShampooCtx, db: Db, s: GraphScope, q: ParsedQuery): Promise<Gathered> {
-  const dialect = ctx.database.dialect;
+async function gather(db: Db, engine: Engine, s: GraphScope, q: ParsedQuery): Promise<Gathered> {
+  const dialect = engine.dialect;
   const degraded: string[] = [];
   let candidates: Candidate[] = [];
   const blankCandidate = (
@@ -429,9 +431,9 @@ export async function searchNodesText(
   const s = graphScopeOf(ctx.caller);
   // The pack runs inside the read: the first observations of plain candidates are read only for
   // the candidates the budget can reach (loadHeads).
-  return readNoted(ctx, "search_nodes", async (db) => {
-    const g = await gather(ctx, db, s, q);
-    const packed = await pack(db, ctx.database.dialect, g, query, q, budget);
+  return readNoted(ctx, "search_nodes", async (db, engine) => {
+    const g = await gather(db, engine, s, q);
+    const packed = await pack(db, engine.dialect, g, query, q, budget);
     return {
       ids: g.candidates.slice(0, packed.returned).map((c) => c.id),
       result: { result: packed.result, text: packed.text },
@@ -589,12 +591,11 @@ export async function searchByProject(ctx: ShampooCtx, a: Record<string, unknown
   const terms = q.status === "no_terms" ? [fold(query.trim())] : q.terms;
   const subs =
     q.status === "no_terms" ? [...new Set([query.trim().toLowerCase(), fold(query.trim())])] : formsOf(q, terms);
-  const dialect = ctx.database.dialect;
-  const ranked = await ctx.database.read(async (db) => {
+  const ranked = await read(ctx, async (db, engine) => {
     const ids =
       q.status === "blank"
         ? await projectListing(db, s, project, PROJECT_RESULTS)
-        : await substringPool(db, dialect, s, project, subs, PROJECT_POOL);
+        : await substringPool(db, engine.dialect, s, project, subs, PROJECT_POOL);
     if (ids.length === 0) return [];
     const rows = await db.selectFrom("shampoo_entities").selectAll().where("id", "in", ids).execute();
     const obs = await observationsOf(db, ids);

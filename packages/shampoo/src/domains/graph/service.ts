@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { iso, type Prepared, prepared, type Transaction } from "kernel";
+import { iso, type Prepared, prepared } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { type PendingEvent, recordEvents } from "../../store/history.ts";
+import type { Engine } from "../../platform/engine.ts";
+import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
 import { noteAccess } from "./access.ts";
@@ -32,8 +33,8 @@ import {
 } from "./store.ts";
 
 /**
- * Knowledge-graph rules. Every write runs in one transaction together with one history event
- * per changed row (the canonical mutation path): the whole call commits or nothing does.
+ * Knowledge-graph rules. Every write is one platform write() (platform/write.ts) with one history
+ * event per changed row: the whole call commits or nothing does.
  * Nothing is deleted: delete_* move rows to voided with voided_at/voided_by stamps, and a
  * re-create revives the same row (same id, creation stamps untouched, the void stamps kept as
  * last-void evidence). Entity voids never cascade: observations, relations and aliases stay as
@@ -43,49 +44,30 @@ import {
  * indexes change per row (FTS triggers on SQLite, generated columns on PostgreSQL).
  */
 
-type Trx = Transaction<ShampooDB>;
-
-/** One write call's context: who, when, in which transaction. */
-export interface W {
-  ctx: ShampooCtx;
-  trx: Trx;
-  now: number;
+/** One write call's scope (platform write()) with the graph's own: its stamp and the caller's graph scope. */
+export interface W extends WriteScope {
   /** iso(now), the stamp every row of the call carries. */
   at: string;
-  pg: boolean;
+  /** Rows read to be changed are locked until commit (engines with row locks). */
+  lock: boolean;
   s: GraphScope;
-  /** History events not yet written (see `event`); written before the transaction commits. */
-  events: PendingEvent[];
 }
 
 export const ENTITY_NAME_EXISTS = "entity name already exists";
 
 export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Promise<T> {
-  const now = ctx.clock.now();
   const s = graphScopeOf(ctx.caller);
-  const pg = ctx.database.dialect === "postgres";
-  let merge = false;
-  // Database.transaction: on SQLite the kernel's own BEGIN IMMEDIATE/COMMIT on the held
-  // connection (prepared() statements run on better-sqlite3 directly); Kysely's on PostgreSQL.
-  const out = await ctx.database.transaction(async (trx) => {
-    const w: W = { ctx, trx: trx as Trx, now, at: iso(now), pg, s, events: [] };
+  return write(ctx, async (scope) => {
+    const w: W = Object.assign(scope, { at: iso(scope.now), lock: scope.engine.caps.rowLock, s });
     const result = await fn(w);
-    await flushEvents(w);
     // SQLite: index segments piled up by one-row writes are merged after the commit (fts.ts).
-    merge = needsMerge(w.trx);
+    if (needsMerge(w.trx)) w.afterCommit(() => void scheduleMerge(ctx.database));
     return result;
   });
-  if (merge) void scheduleMerge(ctx.database);
-  return out;
 }
 
-/** Events queued beyond this are written at once (a bulk import must not hold them all). */
+/** Events waiting beyond this are written at once (a bulk import must not hold them all). */
 const EVENT_BATCH = 200;
-
-async function flushEvents(w: W): Promise<void> {
-  const batch = w.events.splice(0);
-  await recordEvents(w.trx, w.ctx.caller, w.ctx.source, w.now, batch);
-}
 
 /**
  * A read with its best-effort access note (access.ts): `fn` reads and returns the result with the
@@ -95,9 +77,9 @@ async function flushEvents(w: W): Promise<void> {
 export async function readNoted<T>(
   ctx: ShampooCtx,
   tool: string,
-  fn: (db: Db) => Promise<{ ids: string[]; result: T }>,
+  fn: (db: Db, engine: Engine) => Promise<{ ids: string[]; result: T }>,
 ): Promise<T> {
-  const out = await ctx.database.read(fn);
+  const out = await read(ctx, fn);
   noteAccess(ctx, tool, out.ids);
   return out.result;
 }
@@ -145,7 +127,7 @@ async function event(
   payload?: unknown,
   eventId: string = randomUUID(),
 ): Promise<string> {
-  w.events.push({
+  await w.event({
     eventId,
     entityKind: kind,
     entityId: id,
@@ -155,7 +137,7 @@ async function event(
     parentEventId: parent,
     ...(payload === undefined ? {} : { payload }),
   });
-  if (w.events.length >= EVENT_BATCH) await flushEvents(w);
+  if (w.pendingEvents() >= EVENT_BATCH) await w.flushEvents();
   return eventId;
 }
 
@@ -428,7 +410,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
     // With the write grant the insert comes first (a new name, the usual case, needs no lookup);
     // the holder of a taken name is read below. Without it, only the lookup (the same answers).
     const writable = canWrite(caller, e.project);
-    let existing = writable ? undefined : await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
+    let existing = writable ? undefined : await entityByNorm(w.trx, caller.profile, e.norm, w.lock);
     let fresh = false;
     if (!existing) {
       if (!writable) throw scopeDenied();
@@ -470,7 +452,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
         fresh = true;
         created++;
       } else {
-        existing = await entityByNorm(w.trx, caller.profile, e.norm, w.pg);
+        existing = await entityByNorm(w.trx, caller.profile, e.norm, w.lock);
         if (!existing) throw new Error("entity name conflict without a row");
       }
     }
@@ -527,7 +509,7 @@ export async function addObservationsIn(
     w.trx,
     w.s,
     items.map((i) => normalizeName(i.entityName)),
-    w.pg,
+    w.lock,
   );
   const ids: string[] = [];
   const touched = new Set<string>();
@@ -713,7 +695,7 @@ export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown
 export async function deleteEntities(ctx: ShampooCtx, a: Record<string, unknown>) {
   const names = (a.entityNames as string[]).map(normalizeName);
   return inWrite(ctx, async (w) => {
-    const live = await liveByNorms(w.trx, w.s, names, w.pg);
+    const live = await liveByNorms(w.trx, w.s, names, w.lock);
     let deleted = 0;
     for (const entity of live.values()) {
       await changeEntity(w, entity, { status: "voided", voided_at: w.at, voided_by: w.ctx.caller.principal }, "void");
@@ -733,7 +715,7 @@ export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unkn
       w.trx,
       w.s,
       items.map((i) => normalizeName(i.entityName)),
-      w.pg,
+      w.lock,
     );
     let deleted = 0;
     for (const item of items) {

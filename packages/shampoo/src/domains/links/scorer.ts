@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from "kernel";
 import type { Caller } from "../../access/caller.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import type { ShampooDB } from "../../store/schema.ts";
 import { graphScopeOf } from "../graph/store.ts";
+import type { TaskRow } from "../tasks/schema.ts";
 import {
   containsPhrase,
   GRAPH_ONE_HOP,

@@ -1,4 +1,4 @@
-import type { TaskRow } from "../../store/schema.ts";
+import type { TaskRow } from "../tasks/schema.ts";
 import { filesList } from "./model.ts";
 import type { SessionRow } from "./schema.ts";
 import type { TaskEvent } from "./store.ts";

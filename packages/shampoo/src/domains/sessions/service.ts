@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, iso, type Transaction } from "kernel";
+import { DomainError, iso } from "kernel";
 import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { recordEvent } from "../../store/history.ts";
-import type { ShampooDB } from "../../store/schema.ts";
-import { continuity } from "../governance/service/continuity.ts";
+import { read, type WriteScope, write } from "../../platform/write.ts";
+import { type Continuity, resumeContinuity } from "./hooks.ts";
 import {
   blank,
   filesValue,
@@ -33,10 +32,11 @@ import {
  * and resume_context let star callers act on other principals' sessions (the catalog's star
  * bypass); close_session never does ("only entries owned by the caller's own principal flip").
  * Every path also needs the session's project inside the caller's grants. Shape checks (UUID
- * form, supplied project) run before any lookup, so they answer alike for any session.
+ * form, supplied project) run before any lookup, so they answer alike for any session. Writes are
+ * platform write()s (the change and its event commit together; the session row is locked where
+ * the engine has row locks), session_recall one read() snapshot.
  */
 
-type Trx = Transaction<ShampooDB>;
 const DAY_MS = 86_400_000;
 
 /** The catalog's denial: foreign, invisible and (for updates) missing sessions read the same. */
@@ -44,23 +44,13 @@ export function sessionNotFound(): DomainError {
   return new DomainError("not_found", "session not found", { error_type: "not_found" });
 }
 
-const pgLock = (ctx: ShampooCtx) => ctx.database.dialect === "postgres";
-
 /** A non-empty string, or undefined: empty and null supply nothing. */
 function supplied(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
 
-async function saveEvent(
-  ctx: ShampooCtx,
-  trx: Trx,
-  now: number,
-  old: SessionRow | null,
-  row: SessionRow,
-  action: string,
-  payload: unknown,
-) {
-  return recordEvent(trx, ctx.caller, ctx.source, now, {
+async function saveEvent(w: WriteScope, old: SessionRow | null, row: SessionRow, action: string, payload: unknown) {
+  return w.event({
     entityKind: "session",
     entityId: row.session_id,
     action,
@@ -96,10 +86,10 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
   const summary = supplied(a.summary);
   const files = filesValue(a.active_files);
   const handoff = supplied(typeof a.handoff_to === "string" ? a.handoff_to.trim() : a.handoff_to);
-  const now = ctx.clock.now();
-  const at = iso(now);
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const old = await getSession(trx, ctx.caller, id, { starBypass: true, lock: pgLock(ctx) });
+  return write(ctx, async (w) => {
+    const trx = w.trx;
+    const at = iso(w.now);
+    const old = await getSession(trx, ctx.caller, id, { starBypass: true, lock: w.engine.caps.rowLock });
     if (old) {
       // Only the owner hands a session on (star never substitutes for ownership when attributing).
       if (handoff !== undefined && old.owner !== ctx.caller.principal) throw sessionNotFound();
@@ -114,7 +104,7 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
         updated_at: at,
       };
       const action = handoff !== undefined && handoff !== old.handed_to ? "handoff" : "update";
-      row.last_event_id = await saveEvent(ctx, trx, now, old, row, action, a);
+      row.last_event_id = await saveEvent(w, old, row, action, a);
       const { profile: _p, session_id: _s, ...set } = row;
       await updateSession(trx, old.profile, id, set);
       return { action: "updated", session_id: id };
@@ -138,7 +128,7 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
       updated_at: at,
       last_event_id: "",
     };
-    row.last_event_id = await saveEvent(ctx, trx, now, null, row, "create", a);
+    row.last_event_id = await saveEvent(w, null, row, "create", a);
     // A fresh v4 id: a collision is as good as impossible; if it happens, nothing is written.
     if (!(await insertSession(trx, row))) throw sessionNotFound();
     return { action: "created", session_id: id };
@@ -147,7 +137,8 @@ export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): 
 
 /** Pure read: the caller's most recently saved sessions (star: everyone's), inside the grants. */
 export async function sessionRecall(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const rows = await recallSessions(ctx.database.db, ctx.caller, recallCount(a.last_n));
+  const n = recallCount(a.last_n);
+  const rows = await read(ctx, (db) => recallSessions(db, ctx.caller, n));
   return { sessions: rows.map(sessionView), count: rows.length };
 }
 
@@ -160,10 +151,14 @@ export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>):
   const id = parseSessionId(given);
   const untouched = { closed: given, matched: 0 };
   if (id === null) return untouched;
-  const now = ctx.clock.now();
-  const at = iso(now);
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const old = await getSession(trx, ctx.caller, id, { starBypass: false, ownedOnly: true, lock: pgLock(ctx) });
+  return write(ctx, async (w) => {
+    const trx = w.trx;
+    const at = iso(w.now);
+    const old = await getSession(trx, ctx.caller, id, {
+      starBypass: false,
+      ownedOnly: true,
+      lock: w.engine.caps.rowLock,
+    });
     if (old?.state !== "live") return untouched;
     const row: SessionRow = {
       ...old,
@@ -173,11 +168,27 @@ export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>):
       closed_by: ctx.caller.principal,
       updated_at: at,
     };
-    row.last_event_id = await saveEvent(ctx, trx, now, old, row, "close", a);
+    row.last_event_id = await saveEvent(w, old, row, "close", a);
     const { profile: _p, session_id: _s, ...set } = row;
     await updateSession(trx, old.profile, id, set);
     return { closed: given, matched: 1 };
   });
+}
+
+/**
+ * The continuity lists the modules contribute (sessions' `resumeContinuity`: governance's open
+ * questions, chunks awaiting a human, changed facts), concatenated in module order; empty lists
+ * where no module contributes.
+ */
+async function continuityOf(w: WriteScope, scope: ReturnType<typeof scopeOf>, withQuestions: boolean) {
+  const out: Continuity = { open_questions: [], chunks_awaiting_human: [], changed_facts: [] };
+  for (const source of resumeContinuity.all()) {
+    const c = await source(w.trx, scope, w.now, withQuestions);
+    out.open_questions.push(...c.open_questions);
+    out.chunks_awaiting_human.push(...c.chunks_awaiting_human);
+    out.changed_facts.push(...c.changed_facts);
+  }
+  return out;
 }
 
 /**
@@ -193,10 +204,10 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
     if (id === null) throw malformedSession();
   }
   const includeQuestions = a.include_open_questions !== false;
-  const now = ctx.clock.now();
-  const at = iso(now);
   const scope = scopeOf(ctx.caller);
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return write(ctx, async (w) => {
+    const { trx, now } = w;
+    const at = iso(now);
     let session: SessionRow | null = null;
     if (id !== null) {
       session = (await getSession(trx, ctx.caller, id, { starBypass: true })) ?? null;
@@ -210,7 +221,7 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
       scope,
       tasks.map((t) => t.id),
     );
-    const gov = await continuity(trx, scope, now, includeQuestions);
+    const gov = await continuityOf(w, scope, includeQuestions);
     const built = buildHandoff({
       now,
       budget: HANDOFF_TOKEN_BUDGET,
@@ -242,7 +253,7 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
       last_event_id: "",
     };
     const { body: _b, items_json: _i, last_event_id: _l, ...meta } = pack;
-    pack.last_event_id = await recordEvent(trx, ctx.caller, ctx.source, now, {
+    pack.last_event_id = await w.event({
       entityKind: "context_pack",
       entityId: packId,
       action: "create",

@@ -1,5 +1,5 @@
-import type { TaskRow } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
+import type { TaskRow } from "./schema.ts";
 
 /** Enums and value rules of tasks and notes (catalog "Global enums and constants"). */
 export const STATUSES = ["not_started", "in_progress", "done", "archived", "cancelled"] as const;

@@ -1,6 +1,6 @@
 import { DomainError } from "kernel";
-import type { TaskRow } from "../../store/schema.ts";
 import { FINISHED, taskView, today } from "./model.ts";
+import type { TaskRow } from "./schema.ts";
 
 /**
  * ready_context (contract ready_context.v1): deterministic "what next" records built from

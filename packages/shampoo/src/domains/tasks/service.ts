@@ -4,7 +4,6 @@ import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/calle
 import type { ShampooCtx } from "../../context.ts";
 import { type WriteScope, write } from "../../platform/write.ts";
 import { invalid, notFound } from "../../tooling.ts";
-import { tasksWritten } from "./hooks.ts";
 import {
   CLEAR,
   checkDate,
@@ -15,11 +14,11 @@ import {
   normalizeTitle,
   PRIORITIES,
   PRIORITY_RANK,
-  taskView,
   today,
 } from "./model.ts";
+import { changeTask as changeRow, createTask as createRow } from "./mutate.ts";
 import type { TaskRow } from "./schema.ts";
-import { getTask, insertTask, lockNoteKey, lockParentLinks, parentOf, scoped, updateTaskRow } from "./store.ts";
+import { getTask, lockNoteKey, lockParentLinks, parentOf, scoped } from "./store.ts";
 
 /**
  * Task and note rules. Every write is one platform write() (platform/write.ts): the change, its
@@ -86,48 +85,6 @@ function newRow(ctx: ShampooCtx, now: number, f: Partial<TaskRow> & { title: str
     last_event_id: "",
     ...f,
   };
-}
-
-/** Tells the `tasksWritten` listeners (links' auto-discovery) about a row just written. */
-async function written(w: WriteScope, taskId: string, change: "create" | "update", fields: string[]): Promise<void> {
-  for (const listener of tasksWritten.all()) await listener(w, { taskId, change, fields });
-}
-
-/** Inserts a new row with its "create" event. */
-async function createRow(w: WriteScope, row: TaskRow, payload: unknown): Promise<void> {
-  row.last_event_id = await w.event({
-    entityKind: "task",
-    entityId: row.id,
-    action: "create",
-    old: null,
-    new: taskView(row),
-    payload,
-  });
-  await insertTask(w.trx, row);
-  await written(w, row.id, "create", Object.keys(row));
-}
-
-/** Applies `set` to an existing row with its event; returns the event id. */
-async function changeRow(
-  w: WriteScope,
-  old: TaskRow,
-  set: Partial<TaskRow>,
-  action: string,
-  payload: unknown,
-): Promise<string> {
-  const change: Partial<TaskRow> = { ...set, updated_at: iso(w.now) };
-  const eventId = await w.event({
-    entityKind: "task",
-    entityId: old.id,
-    action,
-    old: taskView(old),
-    new: taskView({ ...old, ...change }),
-    payload,
-    parentEventId: old.last_event_id,
-  });
-  await updateTaskRow(w.trx, old.id, { ...change, last_event_id: eventId });
-  await written(w, old.id, "update", Object.keys(set));
-  return eventId;
 }
 
 export async function createTaskOrNote(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
