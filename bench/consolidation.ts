@@ -16,7 +16,7 @@
  * a time). In-process `registry.call` with the local star caller, on SQLite (temp file, WAL) and
  * PostgreSQL (fresh schema, dropped afterwards). Timings: p50/p95 of each tool call and read.
  *
- *   npm run bench -- consolidation [--subjects 10] [--updates 30] [--db sqlite,postgres]
+ *   npm run bench -- consolidation [--subjects 20] [--updates 50] [--db sqlite,postgres]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -213,8 +213,8 @@ export const benchmark: Benchmark = {
     const { values } = parseArgs({
       args: argv,
       options: {
-        subjects: { type: "string", default: "10" },
-        updates: { type: "string", default: "30" },
+        subjects: { type: "string", default: "20" },
+        updates: { type: "string", default: "50" },
         db: { type: "string", default: "sqlite,postgres" },
       },
     });
