@@ -8,6 +8,7 @@ import type { Benchmark } from "./lib.ts";
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   chamber: async () => (await import("./chamber.ts")).benchmark,
   codex: async () => (await import("./codex.ts")).benchmark,
+  consolidation: async () => (await import("./consolidation.ts")).benchmark,
   evidence: async () => (await import("./evidence.ts")).benchmark,
   graph: async () => (await import("./graph.ts")).benchmark,
   http: async () => (await import("./http.ts")).benchmark,

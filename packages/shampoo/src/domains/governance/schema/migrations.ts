@@ -1,5 +1,6 @@
-import type { Kysely } from "kernel";
+import { type Kysely, sql } from "kernel";
 import type { Up } from "../../../store/schema.ts";
+import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 
 /** Context governance migrations (the module ledger records them as governance/NNNN_what). */
 
@@ -237,5 +238,42 @@ export const governanceMigrations: Record<string, Up> = {
       .on("shampoo_context_packs")
       .columns(["profile", "pack_type", "status"])
       .execute();
+  },
+  /**
+   * The pack's reads in their own order (service/packs.ts), each a partial index over the rows it
+   * can return, for every project and per project: the newest live facts, candidate claims and
+   * open tasks, so a pack reads its 300 / 200 / 200 rows instead of sorting every live row. At
+   * 100,000 tasks and 50,000 facts on SQLite the open-task read sorted 75,000 rows (~700 ms), the
+   * fact read ~12 ms (60 ms for one project), each with a temporary b-tree for the id tie-break.
+   * Conditions are literal SQL in the reads too (a bound parameter would not prove the partial
+   * index's WHERE on SQLite).
+   */
+  async "0002_pack_indexes"(db) {
+    const indexes: Array<[string, string, string, string]> = [
+      ["governance_facts_live", "governance_facts", "profile, updated_at DESC, fact_id", "status = 'live'"],
+      [
+        "governance_facts_live_project",
+        "governance_facts",
+        "profile, project, updated_at DESC, fact_id",
+        "status = 'live'",
+      ],
+      ["governance_claims_open", "governance_claims", "profile, updated_at DESC, claim_id", "status = 'candidate'"],
+      [
+        "governance_claims_open_project",
+        "governance_claims",
+        "profile, project, updated_at DESC, claim_id",
+        "status = 'candidate'",
+      ],
+      ["governance_pack_tasks", "shampoo_tasks", "profile, updated_at DESC, id", `status IN ${LIVE_STATUS_SQL}`],
+      [
+        "governance_pack_tasks_project",
+        "shampoo_tasks",
+        "profile, project, updated_at DESC, id",
+        `status IN ${LIVE_STATUS_SQL}`,
+      ],
+    ];
+    for (const [name, table, columns, where] of indexes) {
+      await sql.raw(`CREATE INDEX ${name} ON ${table} (${columns}) WHERE ${where}`).execute(db);
+    }
   },
 };

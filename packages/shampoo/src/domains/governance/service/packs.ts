@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "kernel";
 import type { TaskRow } from "../../../store/schema.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
+import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 import { scoped } from "../../tasks/store.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";
@@ -11,11 +13,25 @@ import { recordRun, type W } from "./write.ts";
 
 /**
  * How many rows of each kind a pack considers (most recently changed first). A targeted pack
- * also considers up to as many facts and claims that name its target, however old.
+ * also considers up to as many facts and claims of its target's project that name it, however old.
  */
 const LIMITS = { facts: 300, claims: 200, questions: 100, chunks: 100, tasks: 200 };
 const PRIORITY_QUALITY: Record<string, number> = { critical: 1, high: 0.85, medium: 0.6, low: 0.4 };
 export const SELECTION_POLICY = "greedy_by_score_v1";
+
+/** Literal conditions, as the partial indexes of migration 0002 are written (schema/migrations.ts). */
+const LIVE_FACT = sql<boolean>`status = 'live'`;
+const CANDIDATE_CLAIM = sql<boolean>`status = 'candidate'`;
+const OPEN_TASK = sql.raw<boolean>(`status IN ${LIVE_STATUS_SQL}`);
+
+/**
+ * The target's project (untagged for an untagged task): where the facts and claims naming it are
+ * looked for past the newest rows. Facts come from the chunks of the project's notes; searching
+ * every project's text for the target's words would read every live row of the profile.
+ */
+function inProjectOf(target: TaskRow | null) {
+  return target?.project == null ? sql<boolean>`project IS NULL` : sql<boolean>`project = ${target.project}`;
+}
 
 /** Words of a target task and its linked entities: facts and claims naming one are relevant. */
 async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
@@ -44,13 +60,14 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
   const dialect = w.ctx.database.dialect;
-  const liveFacts = () => facts(w.trx, w.scope).selectAll().where("status", "=", "live");
+  const liveFacts = () => facts(w.trx, w.scope).selectAll().where(LIVE_FACT);
   const fs = union<FactRow>(
     "fact_id",
     await liveFacts().orderBy("updated_at", "desc").orderBy("fact_id").limit(LIMITS.facts).execute(),
     terms.length === 0
       ? []
       : await liveFacts()
+          .where(inProjectOf(target))
           .where(naming(dialect, terms))
           .orderBy("updated_at", "desc")
           .orderBy("fact_id")
@@ -69,13 +86,14 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: f.scope,
     });
   }
-  const candidateClaims = () => claims(w.trx, w.scope).selectAll().where("status", "=", "candidate");
+  const candidateClaims = () => claims(w.trx, w.scope).selectAll().where(CANDIDATE_CLAIM);
   const cs = union<ClaimRow>(
     "claim_id",
     await candidateClaims().orderBy("updated_at", "desc").orderBy("claim_id").limit(LIMITS.claims).execute(),
     terms.length === 0
       ? []
       : await candidateClaims()
+          .where(inProjectOf(target))
           .where(naming(dialect, terms))
           .orderBy("updated_at", "desc")
           .orderBy("claim_id")
@@ -121,7 +139,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     });
   }
   const project = target ? target.project : session ? session.project : undefined;
-  let tq = scoped(w.trx, w.scope).selectAll().where("status", "in", ["not_started", "in_progress"]);
+  let tq = scoped(w.trx, w.scope).selectAll().where(OPEN_TASK);
   if (project !== undefined)
     tq = tq.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
   for (const t of await tq.orderBy("updated_at", "desc").orderBy("id").limit(LIMITS.tasks).execute()) {
