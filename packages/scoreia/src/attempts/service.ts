@@ -46,6 +46,12 @@ export interface ChamberConfig {
    * to measure what they cost in the same run. Never set by the server or its CLI.
    */
   benchWithoutLogAndCommitments?: boolean;
+  /**
+   * Benchmarks only (`--evidence batched`): the card's log leaf is appended as always, but no
+   * tree head is signed at seal; one is signed when a proof or the head is asked for, covering
+   * every card sealed since (what batching heads would cost). Never set by the server.
+   */
+  benchDeferTreeHeads?: boolean;
 }
 
 export function defaultConfig(toolset: Toolset): ChamberConfig {
@@ -540,7 +546,7 @@ export class ChamberService {
     });
     // A signed head covering the new leaf, so its proof can be served at once (best effort: an
     // unreachable signer leaves it to the next head; CardLog.head never throws for that).
-    if (!this.config.benchWithoutLogAndCommitments) await this.log.head();
+    if (!this.config.benchWithoutLogAndCommitments && !this.config.benchDeferTreeHeads) await this.log.head();
     return stored ?? null;
   }
 

@@ -27,6 +27,8 @@ export interface LogProof {
 type Trx = Kysely<ChamberDB>;
 
 const tagged = (b: Buffer) => `sha256:${b.toString("hex")}`;
+/** Node hashes kept per log (32 bytes each); cleared when full. */
+const NODE_CACHE_MAX = 65_536;
 
 /**
  * Appends `leaf` inside the caller's transaction and returns its index. The state row is locked
@@ -70,8 +72,15 @@ export class CardLog {
     private readonly signer: Signer | null,
   ) {}
 
+  /**
+   * Complete-subtree hashes read so far. A stored node never changes (the log is append-only and a
+   * node is written once its subtree is complete), so the cache holds across calls and instances:
+   * the head signed after each seal then reads only the nodes that seal created.
+   */
+  private readonly nodes = new Map<string, Buffer>();
+
   private source(db: Trx): NodeSource {
-    const cache = new Map<string, Buffer>();
+    const cache = this.nodes;
     return async (level, index) => {
       const k = `${level}/${index}`;
       let h = cache.get(k);
@@ -84,6 +93,7 @@ export class CardLog {
           .executeTakeFirst();
         if (!row) throw new Error(`log node ${k} is missing`);
         h = Buffer.from(row.hash, "hex");
+        if (cache.size >= NODE_CACHE_MAX) cache.clear();
         cache.set(k, h);
       }
       return h;

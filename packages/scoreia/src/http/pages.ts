@@ -143,11 +143,16 @@ export function registryPage(opts: {
       return typeof v === "number" ? String(v) : "—";
     };
     const stages = field(b, "attempt.stages_total");
+    // Where the seed came from and whether it had been sealed before (issue 16 §1).
+    const seedNote = (card: Record<string, unknown>) =>
+      typeof card.seed_source === "string"
+        ? html`<span class="note sub">${card.seed_source} seed${card.seed_sealed_before === true ? ", sealed before" : ""}</span>`
+        : "";
     return html`<tr>
 <th scope="row" data-label="Card"><a class="mono" href="${links.page ?? links.card}" title="${c.card_id}">${c.card_id.slice(0, 12)}…</a></th>
 <td data-label="Issued">${when(b.issued_at ?? c.created_at)}</td>
 <td data-label="Verdict">${verdictBadge(b.verdict)}</td>
-<td data-label="Suite">${show(field(b, "suite.id"))}</td>
+<td data-label="Suite">${show(field(b, "suite.id"))}${seedNote(b)}</td>
 <td data-label="Actions" class="num">${n("attempt.actions_used")}</td>
 <td data-label="Hints" class="num">${n("attempt.hints_used")}</td>
 <td data-label="Wrong" class="num">${n("attempt.wrong_submissions")}</td>

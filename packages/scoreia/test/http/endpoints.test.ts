@@ -480,6 +480,9 @@ describe.each(DIALECTS)("public endpoints on %s", (dialect) => {
       const registry = await (await s.get("/")).text();
       expect(registry).toContain(s.cards.xss);
       for (const v of Object.values(XSS)) expect(registry).not.toContain(v);
+      // Each native card says where its seed came from (issue 16 §1); historical ones have none.
+      const notes = registry.match(/<span class="note sub">participant seed<\/span>/g) ?? [];
+      expect(notes.length).toBe(s.cards.all.length - 2);
       const bad = await s.get("/?limit=500");
       expect(bad.status).toBe(400);
       expect(await bad.text()).toContain("limit must be an integer");
