@@ -120,6 +120,7 @@ async function run(argv: string[]): Promise<void> {
       db: { type: "string" },
       calls: { type: "string", default: "200" },
       warmup: { type: "string", default: "20" },
+      "no-write": { type: "boolean", default: false },
     },
   });
   const sizes = String(values.sizes)
@@ -234,6 +235,10 @@ async function run(argv: string[]): Promise<void> {
       ]),
     ),
   ].join("\n");
+  if (values["no-write"]) {
+    log(md);
+    return;
+  }
   const out = writeResults("task-writes", { machine, host: os.hostname(), calls, warmup, rows }, md);
   log(`  wrote ${out.markdown} and ${out.json}`);
 }

@@ -19,6 +19,7 @@ import {
 import type { TaskLinkRow } from "./schema.ts";
 import { type Scoring, type Suggestion, scoreTask, taskText, textPhrases } from "./scorer.ts";
 import {
+  discoveryTask,
   entitiesByPhrases,
   entityTasks,
   GONE,
@@ -26,7 +27,6 @@ import {
   insertLink,
   labelCounts,
   linkOf,
-  linksOfTask,
   longestPhrase,
   taskLinks,
   updateLink,
@@ -329,17 +329,18 @@ export async function discoveryPicks(
   caller: Caller,
   task: TaskRow,
   path: "index" | "scan",
+  longestKnown?: number,
 ): Promise<Suggestion[]> {
   let candidates: Awaited<ReturnType<typeof entitiesByPhrases>> | undefined;
   if (path === "index") {
     const gs = graphScopeOf(caller);
-    const longest = await longestPhrase(db, gs.profile);
+    const longest = longestKnown ?? (await longestPhrase(db, gs.profile));
     const phrases = longest === 0 ? [] : textPhrases(taskText(task), longest);
     candidates = phrases.length === 0 ? [] : await entitiesByPhrases(db, gs, phrases);
     if (candidates.length === 0) return [];
   }
   const scoring = await scoreTask(db, caller, task, undefined, candidates);
-  const taken = new Set((await linksOfTask(db, caller.profile, task.id)).map((l) => l.entity_id));
+  const taken = new Set(scoring.links.map((l) => l.entity_id));
   return scoring.suggestions
     .filter(
       (s) =>
@@ -368,9 +369,10 @@ export interface DiscoveredLink {
  */
 export async function discoverLinks(ctx: ShampooCtx, trx: Trx, taskId: string): Promise<DiscoveredLink[]> {
   const caller = ctx.caller;
-  const task = await visibleTask(trx, scopeOf(caller), taskId, false);
-  if (!task || GONE.includes(task.status)) return [];
-  const picks = await discoveryPicks(trx, caller, task, "index");
+  const found = await discoveryTask(trx, scopeOf(caller), taskId);
+  if (!found || GONE.includes(found.task.status)) return [];
+  const { task, longest } = found;
+  const picks = await discoveryPicks(trx, caller, task, "index", longest);
   const now = ctx.clock.now();
   const at = iso(now);
   const out: DiscoveredLink[] = [];
