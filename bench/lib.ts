@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type Kysely, sql } from "kernel";
 
 export interface Benchmark {
   name: string;
@@ -275,4 +276,113 @@ export function listOption<T extends string>(
   for (const i of items)
     if (!allowed.includes(i)) throw new Error(`unknown value ${i}; expected ${allowed.join(", ")}`);
   return items;
+}
+
+// ---------------------------------------------------------------- bulk seeding
+
+/**
+ * `url` with the kernel's PostgreSQL statement timeout raised to 10 minutes (kernel/store/faults.ts
+ * reads it from the URL): building the GIN indexes of a seeded 100,000-entity graph takes longer
+ * than the 30 s a request may. Timeouts change no measured figure.
+ */
+export function seedingPgUrl(url: string): string {
+  const u = new URL(url);
+  if (!u.searchParams.has("statement_timeout")) u.searchParams.set("statement_timeout", "600000");
+  return u.toString();
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the helpers seed any of the products' tables
+type AnyDb = Kysely<any>;
+
+/** Bound parameters per INSERT: under SQLite's 32,766 and PostgreSQL's 65,535. */
+const PARAMS_PER_STATEMENT = 30_000;
+
+/**
+ * Inserts `rows` (one shape, every row with the same columns) into `table` as multi-row INSERTs
+ * of as many rows as the parameter budget allows. Run it inside a transaction: on SQLite one
+ * transaction per batch of statements is what makes loading fast.
+ */
+export async function bulkInsert(
+  db: AnyDb,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0] as object).length;
+  const per = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / columns));
+  for (let i = 0; i < rows.length; i += per) {
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as Record<string, unknown>[])
+      .execute();
+  }
+}
+
+/**
+ * Runs `load` with the secondary indexes of `tables` dropped, then builds them again (and
+ * refreshes the planner statistics): building an index once over loaded rows is far cheaper
+ * than keeping it ordered row by row (GIN indexes above all). Indexes that back a primary key or
+ * a constraint stay. On SQLite the triggers that feed an external-content FTS5 table of one of
+ * `tables` are dropped too, and the FTS5 table is rebuilt from its content afterwards; other
+ * triggers (counters) keep running. A unique index the load violated fails to build, so a bad
+ * seed is never measured silently.
+ */
+export async function withIndexesDeferred(
+  db: AnyDb,
+  dialect: "sqlite" | "postgres",
+  tables: readonly string[],
+  load: () => Promise<void>,
+): Promise<void> {
+  const indexes =
+    dialect === "sqlite"
+      ? (
+          await sql<{ name: string; def: string }>`
+            SELECT name, sql AS def FROM sqlite_master
+            WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${sql.join([...tables])})`.execute(db)
+        ).rows
+      : (
+          await sql<{ name: string; def: string }>`
+            SELECT ci.relname AS name, pg_get_indexdef(i.indexrelid) AS def
+            FROM pg_index i
+            JOIN pg_class ci ON ci.oid = i.indexrelid
+            JOIN pg_class ct ON ct.oid = i.indrelid
+            JOIN pg_namespace n ON n.oid = ct.relnamespace
+            WHERE n.nspname = current_schema() AND ct.relname IN (${sql.join([...tables])})
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`.execute(db)
+        ).rows;
+  // SQLite: FTS5 tables indexing one of `tables` (content='<table>'), and the triggers feeding them.
+  const fts: string[] = [];
+  let triggers: { name: string; def: string }[] = [];
+  if (dialect === "sqlite") {
+    const all = (
+      await sql<{ type: string; name: string; tbl_name: string; def: string }>`
+        SELECT type, name, tbl_name, sql AS def FROM sqlite_master
+        WHERE type IN ('table', 'trigger') AND sql IS NOT NULL`.execute(db)
+    ).rows;
+    for (const t of all) {
+      const m = /^CREATE VIRTUAL TABLE\s+(\S+)\s+USING\s+fts5\(.*content='([^']+)'/is.exec(t.def);
+      if (t.type === "table" && m && tables.includes(m[2] as string)) fts.push(m[1] as string);
+    }
+    triggers = all.filter(
+      (t) =>
+        t.type === "trigger" &&
+        tables.includes(t.tbl_name) &&
+        [...t.def.matchAll(/INSERT INTO\s+(\w+)\s*\(/gi)].every((m) => fts.includes(m[1] as string)),
+    );
+  }
+  for (const ix of indexes) await sql`DROP INDEX ${sql.id(ix.name)}`.execute(db);
+  for (const t of triggers) await sql`DROP TRIGGER ${sql.id(t.name)}`.execute(db);
+  try {
+    await load();
+  } finally {
+    await db.transaction().execute(async (trx) => {
+      if (dialect === "postgres") await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
+      for (const ix of indexes) await sql.raw(ix.def).execute(trx);
+      for (const t of triggers) await sql.raw(t.def).execute(trx);
+      for (const f of fts) await sql`INSERT INTO ${sql.id(f)}(${sql.id(f)}) VALUES ('rebuild')`.execute(trx);
+    });
+  }
+  // Only these tables: a bare ANALYZE on PostgreSQL would visit every schema of the database.
+  if (dialect === "postgres") await sql`ANALYZE ${sql.join(tables.map((t) => sql.id(t)))}`.execute(db);
+  else await sql`PRAGMA optimize`.execute(db);
 }

@@ -154,6 +154,9 @@ export async function openDatabase<DB>(target: string, opts: OpenOptions = {}): 
 /** How much of a SQLite database file is read through a memory map (larger files: the rest by read()). */
 export const SQLITE_MMAP_BYTES = 1024 ** 3;
 
+/** SQLite's page cache per connection, in KiB (an upper bound: pages are allocated as used). */
+export const SQLITE_CACHE_KIB = 64 * 1024;
+
 function openSqlite<DB>(file: string): Database<DB> {
   const raw = new BetterSqlite3(file);
   // WAL: readers never block the writer; NORMAL sync is durable across process crashes in WAL
@@ -167,6 +170,11 @@ function openSqlite<DB>(file: string): Database<DB> {
   // stdio went 4.72/4.82 -> 4.17/4.21 ms mean, and query_tasks full text at 100,000 tasks p95
   // 6.2/6.5 -> 5.7/5.5 ms (alternating bench runs). Writes still go through the WAL.
   raw.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  // A page cache of SQLITE_CACHE_KIB (SQLite's default is 2 MB): the pages a write changes
+  // (recent WAL frames are read back through the cache, not the map) and the index pages every
+  // write probes stay in memory between transactions. Task writes at 100,000 graph entities
+  // spent most of their statement time re-reading them (bench/results/task-writes-latest.md).
+  raw.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   // Keeps planner statistics fresh for the indexes that need them (cheap; SQLite's advice).
   raw.pragma("optimize = 0x10002");
   // Checkpoints run on a worker thread (checkpointer.ts); an in-memory database has no log to copy.

@@ -21,6 +21,7 @@ import {
   WEIGHTS,
   words,
 } from "./model.ts";
+import type { TaskLinkRow } from "./schema.ts";
 import {
   type Decision,
   type EntityLite,
@@ -94,6 +95,8 @@ export interface Scoring {
   suggestions: Suggestion[];
   /** The focus entity's scoring (link_task_entity), ranked among the suggestions if nominated. */
   focus: Suggestion | null;
+  /** Every link row of the task (active and removed), as read for the scoring. */
+  links: TaskLinkRow[];
 }
 
 function decisionView(d: Decision | undefined): ExistingDecision | null {
@@ -292,5 +295,5 @@ export async function scoreTask(
   });
   // Without a focus the two lists hold the same entities; with one, ranks count the focus too.
   suggestions.sort((a, b) => order(a, b, (s) => s.score));
-  return { model_version: MODEL_VERSION, suggestions, focus };
+  return { model_version: MODEL_VERSION, suggestions, focus, links };
 }

@@ -21,6 +21,7 @@ import {
 import type { TaskLinkRow } from "./schema.ts";
 import { type Scoring, type Suggestion, scoreTask, taskText, textPhrases } from "./scorer.ts";
 import {
+  discoveryTask,
   entitiesByPhrases,
   entityTasks,
   GONE,
@@ -28,7 +29,6 @@ import {
   insertLink,
   labelCounts,
   linkOf,
-  linksOfTask,
   longestPhrase,
   taskLinks,
   updateLink,
@@ -330,17 +330,18 @@ export async function discoveryPicks(
   caller: Caller,
   task: TaskRow,
   path: "index" | "scan",
+  longestKnown?: number,
 ): Promise<Suggestion[]> {
   let candidates: Awaited<ReturnType<typeof entitiesByPhrases>> | undefined;
   if (path === "index") {
     const gs = graphScopeOf(caller);
-    const longest = await longestPhrase(db, gs.profile);
+    const longest = longestKnown ?? (await longestPhrase(db, gs.profile));
     const phrases = longest === 0 ? [] : textPhrases(taskText(task), longest);
     candidates = phrases.length === 0 ? [] : await entitiesByPhrases(db, gs, phrases);
     if (candidates.length === 0) return [];
   }
   const scoring = await scoreTask(db, caller, task, undefined, candidates);
-  const taken = new Set((await linksOfTask(db, caller.profile, task.id)).map((l) => l.entity_id));
+  const taken = new Set(scoring.links.map((l) => l.entity_id));
   return scoring.suggestions
     .filter(
       (s) =>
@@ -381,9 +382,10 @@ export async function discoverOnTaskWrite(w: WriteScope, e: TaskWritten): Promis
 export async function discoverLinks(w: WriteScope, taskId: string): Promise<DiscoveredLink[]> {
   const caller = w.ctx.caller;
   const trx = w.trx;
-  const task = await visibleTask(trx, scopeOf(caller), taskId, false);
-  if (!task || GONE.includes(task.status)) return [];
-  const picks = await discoveryPicks(trx, caller, task, "index");
+  const found = await discoveryTask(trx, scopeOf(caller), taskId);
+  if (!found || GONE.includes(found.task.status)) return [];
+  const { task, longest } = found;
+  const picks = await discoveryPicks(trx, caller, task, "index", longest);
   const at = iso(w.now);
   const out: DiscoveredLink[] = [];
   for (const s of picks) {

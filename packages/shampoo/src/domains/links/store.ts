@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kernel";
+import { type Kysely, prepared, sql, type Transaction } from "kernel";
 import type { Scope } from "../../access/caller.ts";
 import type { ShampooDB, TaskRow } from "../../store/schema.ts";
 import { normalizeName } from "../graph/model.ts";
@@ -33,6 +33,36 @@ export async function visibleTask(db: Db, s: Scope, id: string, lock: boolean): 
   let q = db.selectFrom("shampoo_tasks as t").selectAll("t").where("t.id", "=", id).where(taskInScope("t", s));
   if (lock) q = q.forUpdate();
   return q.executeTakeFirst();
+}
+
+/**
+ * A visible task (as visibleTask) and, in the same statement, the most words a name or alias of
+ * its profile has (longestPhrase): what link discovery reads first in every task write, one
+ * round trip instead of two.
+ */
+export async function discoveryTask(
+  db: Db,
+  s: Scope,
+  id: string,
+): Promise<{ task: TaskRow; longest: number } | undefined> {
+  const row = await db
+    .selectFrom("shampoo_tasks as t")
+    .selectAll("t")
+    .select((eb) =>
+      eb
+        .selectFrom("shampoo_entity_phrases as p")
+        .select("p.words")
+        .whereRef("p.profile", "=", "t.profile")
+        .orderBy("p.words", "desc")
+        .limit(1)
+        .as("longest_phrase"),
+    )
+    .where("t.id", "=", id)
+    .where(taskInScope("t", s))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { longest_phrase, ...task } = row;
+  return { task: task as TaskRow, longest: Number(longest_phrase ?? 0) };
 }
 
 /** A live entity the caller may see, by name (the graph's identity key). */
@@ -88,17 +118,19 @@ export async function visibleEntitiesByIds(db: Db, gs: GraphScope, ids: string[]
 
 /** The most words a name or alias of the profile has (0 for an empty graph): the phrase index, 012. */
 export async function longestPhrase(db: Db, profile: string): Promise<number> {
-  // ORDER BY … LIMIT 1 reads one entry of shampoo_entity_phrases_words; max() with a WHERE would
-  // not use the index's order on SQLite and would read every phrase of the profile.
-  const r = await db
+  return Number((await longestPhraseQuery.first(db, { profile }))?.words ?? 0);
+}
+
+// ORDER BY … LIMIT 1 reads one entry of shampoo_entity_phrases_words; max() with a WHERE would
+// not use the index's order on SQLite and would read every phrase of the profile.
+const longestPhraseQuery = prepared<ShampooDB, { profile: string }, { words: number }>((db, p) =>
+  db
     .selectFrom("shampoo_entity_phrases")
     .select("words")
-    .where("profile", "=", profile)
+    .where("profile", "=", p.profile)
     .orderBy("words", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return Number(r?.words ?? 0);
-}
+    .limit(1),
+);
 
 /**
  * Live entities the caller may see whose name or an alias has one of the phrase keys given (the
@@ -107,10 +139,15 @@ export async function longestPhrase(db: Db, profile: string): Promise<number> {
 export async function entitiesByPhrases(db: Db, gs: GraphScope, phrases: string[]): Promise<EntityLite[]> {
   const out = new Map<string, EntityLite>();
   for (let i = 0; i < phrases.length; i += 500) {
+    // CROSS JOIN pins the order on SQLite (its planner may not reorder it): the phrase keys
+    // first, one index probe each, then each matching entity by id. Started from the entities,
+    // the statement would walk every live entity of the profile. PostgreSQL plans it as the
+    // inner join it is.
     const rows = await db
       .selectFrom("shampoo_entity_phrases as p")
-      .innerJoin("shampoo_entities as e", "e.id", "p.entity_id")
+      .crossJoin("shampoo_entities as e")
       .select(LITE_COLUMNS)
+      .whereRef("e.id", "=", "p.entity_id")
       .where("p.profile", "=", gs.profile)
       .where("p.phrase", "in", phrases.slice(i, i + 500))
       .where("e.profile", "=", gs.profile)
@@ -172,12 +209,7 @@ export async function relationsTouching(
 
 /** Every link row of a task (active and removed). */
 export async function linksOfTask(db: Db, profile: string, taskId: string): Promise<TaskLinkRow[]> {
-  return db
-    .selectFrom("shampoo_task_links")
-    .selectAll()
-    .where("profile", "=", profile)
-    .where("task_id", "=", taskId)
-    .execute();
+  return linksOfTaskQuery.rows(db, { profile, taskId });
 }
 
 export async function linkOf(
@@ -186,31 +218,42 @@ export async function linkOf(
   taskId: string,
   entityId: string,
 ): Promise<TaskLinkRow | undefined> {
-  return db
+  return linkOfQuery.first(db, { profile, taskId, entityId });
+}
+
+// Fixed-shape lookups of every task write (discovery) compiled once (kernel/store/prepared.ts).
+const linksOfTaskQuery = prepared<ShampooDB, { profile: string; taskId: string }, TaskLinkRow>((db, p) =>
+  db.selectFrom("shampoo_task_links").selectAll().where("profile", "=", p.profile).where("task_id", "=", p.taskId),
+);
+
+const linkOfQuery = prepared<ShampooDB, { profile: string; taskId: string; entityId: string }, TaskLinkRow>((db, p) =>
+  db
     .selectFrom("shampoo_task_links")
     .selectAll()
-    .where("profile", "=", profile)
-    .where("task_id", "=", taskId)
-    .where("entity_id", "=", entityId)
-    .executeTakeFirst();
-}
+    .where("profile", "=", p.profile)
+    .where("task_id", "=", p.taskId)
+    .where("entity_id", "=", p.entityId),
+);
 
 /** The latest decision of each (task, entity) pair of one task, by entity id. */
 /** A decision as read back (seq loaded). */
 export type Decision = Omit<LinkDecisionRow, "seq"> & { seq: number };
 
 export async function latestDecisions(db: Db, profile: string, taskId: string): Promise<Map<string, Decision>> {
-  const rows = await db
-    .selectFrom("shampoo_link_decisions")
-    .selectAll()
-    .where("profile", "=", profile)
-    .where("task_id", "=", taskId)
-    .orderBy("seq")
-    .execute();
+  const rows = await decisionsOfTaskQuery.rows(db, { profile, taskId });
   const out = new Map<string, Decision>();
   for (const r of rows) out.set(r.entity_id, { ...r, seq: Number(r.seq) });
   return out;
 }
+
+const decisionsOfTaskQuery = prepared<ShampooDB, { profile: string; taskId: string }, LinkDecisionRow>((db, p) =>
+  db
+    .selectFrom("shampoo_link_decisions")
+    .selectAll()
+    .where("profile", "=", p.profile)
+    .where("task_id", "=", p.taskId)
+    .orderBy("seq"),
+);
 
 /**
  * Evaluation labels so far: the latest decision of every pair whose task and entity the caller
