@@ -92,6 +92,15 @@ describe.each(DIALECTS)("openDatabase + migrate on %s", (dialect) => {
     expect(await t.db.selectFrom("notes").selectAll().execute()).toEqual([{ id: 1, body: "before", tag: "new" }]);
   });
 
+  it("refuses a database migrated by newer code (a migration this list does not have)", async () => {
+    const runs: string[] = [];
+    await migrate(t, "fixture_migrations", withTag(runs));
+    await expect(migrate(t, "fixture_migrations", notesMigrations(runs))).rejects.toThrow(
+      /previously executed migration 0002_tag is missing/,
+    );
+    expect(runs).toEqual([`0001:${dialect}`, `0002:${dialect}`]);
+  });
+
   it("keeps each product's migration history in its own table", async () => {
     const a: string[] = [];
     const b: string[] = [];
