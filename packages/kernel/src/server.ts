@@ -144,10 +144,13 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;
     const meta = _meta as Record<string, unknown> | undefined;
-    // 2026-07-28: identity travels with each request; 2025: it was sent once, at initialize.
-    const fromMeta = meta?.[CLIENT_INFO_META_KEY];
+    // 2026-07-28: identity travels with each request; 2025: it was sent once, at initialize. The
+    // SDK lifts the envelope keys out of `_meta` into ctx.mcpReq.envelope before handlers run (over
+    // stdio a pinned modern connection has no other trace of them); `_meta` is read as well.
+    const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    const fromMeta = envelope[CLIENT_INFO_META_KEY] ?? meta?.[CLIENT_INFO_META_KEY];
     const clientInfo = isImplementation(fromMeta) ? fromMeta : (server.getClientVersion() ?? seed.clientInfo);
-    const version = meta?.[PROTOCOL_VERSION_META_KEY];
+    const version = envelope[PROTOCOL_VERSION_META_KEY] ?? meta?.[PROTOCOL_VERSION_META_KEY];
     const auth = (ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth;
     const info: SessionInfo = {
       sessionId: seed.sessionId,

@@ -244,9 +244,12 @@ export interface HttpServer {
 
 const URL_LINE = /MCP \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\s/;
 
-/** Spawns `scoreia serve --http --port 0 …` and waits for the line that prints its URL. */
-export function startHttp(serveArgs: string[]): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", ...serveArgs], {
+/**
+ * Spawns `scoreia serve --http --port 0 …` and waits for the line that prints its URL. `nodeArgs`
+ * go to node itself (e.g. a heap limit).
+ */
+export function startHttp(serveArgs: string[], nodeArgs: string[] = []): Promise<HttpServer> {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, "serve", "--http", "--port", "0", ...serveArgs], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -4,6 +4,7 @@
  * principal's grants applied per request, and a history that names who wrote.
  */
 import { join } from "node:path";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { openDatabase } from "kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ShampooDB } from "../../src/store/schema.ts";
@@ -112,6 +113,29 @@ describe("shampoo serve --http --config FILE", () => {
     const mine = await bob.call("create_task_or_note", { title: "bob's", project: "other" });
     expect(mine.isError).toBeFalsy();
     expect(await alice.sc("update_task", { task_id: mine.structuredContent?.task_id, title: "x" })).toEqual(NOT_FOUND);
+  });
+
+  it("a session belongs to the token that opened it: bob can neither DELETE nor use alice's", async () => {
+    const sid = (alice.client.transport as StreamableHTTPClientTransport).sessionId as string;
+    expect(sid).toMatch(/^s1\./);
+    const as = (token: string) => ({
+      authorization: `Bearer ${token}`,
+      "mcp-session-id": sid,
+      "mcp-protocol-version": "2025-06-18",
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    });
+    const del = await fetch(server.url, { method: "DELETE", headers: as(BOB) });
+    expect(del.status).toBe(404);
+    expect(await del.json()).toMatchObject({ error: { message: "Session not found" } });
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" });
+    const used = await fetch(server.url, { method: "POST", headers: as(BOB), body: list });
+    expect(used.status).toBe(404);
+    expect(await used.json()).toMatchObject({ id: 9, error: { message: "Session not found" } });
+    // Alice's own session is untouched; her DELETE is refused too (sessions end by expiry).
+    const r = await alice.call("query_tasks", { project: "e2e-http" });
+    expect(r.isError).toBeFalsy();
+    expect((await fetch(server.url, { method: "DELETE", headers: as(ALICE) })).status).toBe(405);
   });
 
   it("records the authenticated principal on every event, and the history holds", async () => {
