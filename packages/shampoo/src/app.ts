@@ -9,11 +9,9 @@ import {
 } from "kernel";
 import { type Caller, localCaller } from "./access/caller.ts";
 import type { ShampooCtx } from "./context.ts";
-import { flushAccessNotes } from "./domains/graph/access.ts";
-import { tidySearchIndexes } from "./domains/graph/fts.ts";
 import { MODULES } from "./modules.ts";
 import { migrateModules } from "./platform/migrate.ts";
-import { toolsOf } from "./platform/module.ts";
+import { moduleOrder, toolsOf } from "./platform/module.ts";
 import type { ToolProfile } from "./platform/profiles.ts";
 import type { ShampooDB } from "./store/schema.ts";
 import { authorize, formatRejection, type ShampooTool } from "./tooling.ts";
@@ -58,7 +56,7 @@ export async function migrateShampoo(database: Database<ShampooDB>): Promise<voi
 export async function openShampoo(opts: ShampooOptions): Promise<Shampoo> {
   const database = await openDatabase<ShampooDB>(opts.db, opts.pgSchema ? { pgSchema: opts.pgSchema } : {});
   await migrateShampoo(database);
-  await tidySearchIndexes(database.db, database.dialect);
+  for (const m of moduleOrder(MODULES)) await m.opened?.(database);
   return shampooOn(database, opts);
 }
 
@@ -96,7 +94,7 @@ export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptio
     mcp,
     registry,
     close: async () => {
-      await flushAccessNotes(database); // the graph reads' waiting access notes
+      for (const m of moduleOrder(MODULES)) await m.closing?.(database); // e.g. the graph reads' access notes
       await database.close();
     },
   };

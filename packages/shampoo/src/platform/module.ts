@@ -1,4 +1,5 @@
-import type { Up } from "../store/schema.ts";
+import type { Database } from "kernel";
+import type { ShampooDB, Up } from "../store/schema.ts";
 import type { ShampooTool } from "../tooling.ts";
 import type { Contribution } from "./extend.ts";
 
@@ -26,6 +27,10 @@ export interface Module {
    * `tasksWritten.contribute(discover)`: the other module runs it without importing this one.
    */
   contributes?: readonly Contribution<unknown>[];
+  /** Runs once the server's database is open and migrated, in module order (maintenance). */
+  opened?(database: Database<ShampooDB>): Promise<void>;
+  /** Runs before the server's database closes, in module order (flush what waits in memory). */
+  closing?(database: Database<ShampooDB>): Promise<void>;
 }
 
 const MODULE_NAME = /^[a-z][a-z0-9_]{0,30}$/;

@@ -1,5 +1,7 @@
 import { defineModule } from "../../platform/module.ts";
 import { lookupSources } from "../../store/lookup-source.ts";
+import { flushAccessNotes } from "./access.ts";
+import { tidySearchIndexes } from "./fts.ts";
 import { entityLookupSource } from "./lookup.ts";
 import { graphLegacy, graphMigrations } from "./schema.ts";
 import { graphScopeOf } from "./store.ts";
@@ -7,7 +9,8 @@ import { graphTools } from "./tools.ts";
 
 /**
  * The knowledge graph: entities, observations, relations (catalog "Knowledge graph"). Its
- * entities are one of find_by_title's sources (store/lookup-source.ts).
+ * entities are one of find_by_title's sources (store/lookup-source.ts). At start it tidies its
+ * SQLite word indexes; at close it writes the reads' waiting access notes.
  */
 export const graphModule = defineModule({
   name: "graph",
@@ -15,6 +18,8 @@ export const graphModule = defineModule({
   tools: graphTools,
   migrations: graphMigrations,
   legacy: graphLegacy,
+  opened: (database) => tidySearchIndexes(database.db, database.dialect),
+  closing: (database) => flushAccessNotes(database),
   contributes: [
     lookupSources.contribute((db, engine, caller) => entityLookupSource(db, engine.dialect, graphScopeOf(caller))),
   ],
