@@ -172,8 +172,7 @@ function openSqlite<DB>(file: string): Database<DB> {
   raw.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   // A page cache of SQLITE_CACHE_KIB (SQLite's default is 2 MB): the pages a write changes
   // (recent WAL frames are read back through the cache, not the map) and the index pages every
-  // write probes stay in memory between transactions. Task writes at 100,000 graph entities
-  // spent most of their statement time re-reading them (bench/results/task-writes-latest.md).
+  // write probes stay in memory between transactions (docs/storage.md: figures).
   raw.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   // Keeps planner statistics fresh for the indexes that need them (cheap; SQLite's advice).
   raw.pragma("optimize = 0x10002");
