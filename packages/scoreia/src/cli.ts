@@ -9,7 +9,7 @@ import type { ChamberDB } from "./attempts/schema.ts";
 import { CURRENT_TOOLSET, TOOLSETS, toolsetHash } from "./contract/index.ts";
 import { canonicalJson } from "./evidence/jcs.ts";
 import type { CardRegistry } from "./evidence/registry.ts";
-import { checkReveal, RegradeRefusal, type RegradeResult, regradeCard } from "./evidence/regrade.ts";
+import type { RegradeRefusal, RegradeResult } from "./evidence/regrade.ts";
 import { KeyringDir, RemoteSigner, serveSigner } from "./evidence/remote-signer.ts";
 import type { PublicKeyRecord, Signer } from "./evidence/signer.ts";
 import { DuplicateMemberError, parseStrictJson } from "./evidence/strict-json.ts";
@@ -948,14 +948,11 @@ function refuse(file: string, problems: string[]): number {
 }
 
 /** A strict-JSON document from a file or an http(s) URL; a duplicated member refuses it (exit 7). */
-async function readDocument(where: string, what: string): Promise<unknown> {
+async function readDocument(where: string, what: string, Refusal: typeof RegradeRefusal): Promise<unknown> {
   if (/^https?:\/\//.test(where)) {
     const got = await fetchJson(where, "scoreia regrade");
     if (got.duplicate)
-      throw new RegradeRefusal(
-        what === "reveal" ? "reveal_malformed" : "proof_malformed",
-        `${where}: ${got.duplicate}`,
-      );
+      throw new Refusal(what === "reveal" ? "reveal_malformed" : "proof_malformed", `${where}: ${got.duplicate}`);
     if (got.status !== 200)
       throw new IoError(`GET ${where}: HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 120)}`);
     return got.body;
@@ -969,10 +966,7 @@ async function readDocument(where: string, what: string): Promise<unknown> {
   try {
     return parseStrictJson(text);
   } catch (e) {
-    throw new RegradeRefusal(
-      what === "reveal" ? "reveal_malformed" : "proof_malformed",
-      `${where}: ${(e as Error).message}`,
-    );
+    throw new Refusal(what === "reveal" ? "reveal_malformed" : "proof_malformed", `${where}: ${(e as Error).message}`);
   }
 }
 
@@ -981,6 +975,8 @@ async function readDocument(where: string, what: string): Promise<unknown> {
  * rebuilds each room from the revealed secret, opens the replay's commitments and replays them.
  */
 async function regrade(values: Values, args: string[]): Promise<number> {
+  // Loaded here: only this command needs the suites' code, so every other command starts without it.
+  const { checkReveal, RegradeRefusal, regradeCard } = await import("./evidence/regrade.ts");
   const [revealAt, ...proofFiles] = args;
   if (!revealAt) throw new UsageError("needs a REVEAL document (a file or a URL), then PROOF files or --server URL");
   const server = values.server ?? (/^https?:\/\//.test(revealAt) ? new URL(revealAt).origin : undefined);
@@ -990,7 +986,7 @@ async function regrade(values: Values, args: string[]): Promise<number> {
   const results: RegradeResult[] = [];
   let refusal: RegradeRefusal | null = null;
   try {
-    const checked = checkReveal(await readDocument(revealAt, "reveal"));
+    const checked = checkReveal(await readDocument(revealAt, "reveal", RegradeRefusal));
     const sources =
       proofFiles.length > 0
         ? proofFiles
@@ -999,7 +995,7 @@ async function regrade(values: Values, args: string[]): Promise<number> {
           );
     for (const source of sources) {
       try {
-        results.push(regradeCard(checked, await readDocument(source, "proof")));
+        results.push(regradeCard(checked, await readDocument(source, "proof", RegradeRefusal)));
       } catch (e) {
         if (!(e instanceof RegradeRefusal)) throw e;
         results.push({ card_id: source, status: "refused", code: e.code, message: e.message });
