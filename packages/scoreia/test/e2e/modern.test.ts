@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -54,6 +56,63 @@ describe("a 2026-07-28 client on the real binary", () => {
     } finally {
       await c.close();
       await server.stop();
+    }
+  });
+});
+
+describe("2026-07-28 over stdio, raw JSON lines", () => {
+  it("server/discover, an unsupported version listing the supported ones, and errors carry the request id", async () => {
+    const child = spawn(process.execPath, [BIN, "serve", "--db", join(tmp.dir, "raw.db"), "--data-dir", tmp.dir], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const ask = async (message: unknown): Promise<Record<string, unknown>> => {
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+      const { value } = await lines.next();
+      return JSON.parse(value as string) as Record<string, unknown>;
+    };
+    const meta = (version: string) => ({
+      "io.modelcontextprotocol/protocolVersion": version,
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": OBSERVED,
+    });
+    try {
+      // The opening request fixes the connection's era, so an unsupported version is tried first
+      // (later requests are served under the revision the connection opened with: the SDK's stdio
+      // entry checks the version of the opening message only).
+      const future = await ask({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta("2099-01-01") } });
+      expect(future).toMatchObject({
+        id: 1,
+        error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } },
+      });
+      const discovered = await ask({
+        jsonrpc: "2.0",
+        id: "d",
+        method: "server/discover",
+        params: { _meta: meta("2026-07-28") },
+      });
+      expect(discovered).toMatchObject({ id: "d", result: { supportedVersions: ["2026-07-28"] } });
+      const list = await ask({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta("2026-07-28") } });
+      expect(list).toMatchObject({ id: 2, result: { resultType: "complete" } });
+      const names = (list.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      expect(names).toEqual([
+        "enter_open_challenge",
+        "observe_chamber",
+        "chamber_action",
+        "call_for_help",
+        "seal_attempt",
+      ]);
+      const unknown = await ask({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "nope", arguments: {}, _meta: meta("2026-07-28") },
+      });
+      expect(unknown).toEqual({ jsonrpc: "2.0", id: 4, error: { code: -32602, message: "Unknown tool: nope" } });
+    } finally {
+      child.stdin.end();
+      child.kill();
     }
   });
 });

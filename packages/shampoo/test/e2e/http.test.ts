@@ -13,6 +13,7 @@ import {
   callEveryTool,
   connectHttp,
   type HttpServer,
+  handoffSession,
   newToken,
   type Session,
   startHttp,
@@ -51,7 +52,7 @@ function post(authorization?: string): Promise<Response> {
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    { token: ALICE, principal: "alice", role: "agent", grants: ["e2e-http", ""], profile: "default" },
+    { token: ALICE, principal: "alice", role: "agent", grants: ["e2e-http", "handoff-http", ""], profile: "default" },
     { token: BOB, principal: "bob", role: "agent", grants: ["other"] },
   ]);
   server = await startHttp(["--db", dbFile, "--config", config]);
@@ -100,6 +101,10 @@ describe("shampoo serve --http --config FILE", () => {
   it("calls every registered tool successfully as the token's principal", async () => {
     const results = await callEveryTool(alice, "e2e-http");
     expect([...results.keys()]).toEqual(TOOL_NAMES);
+  });
+
+  it("a working session across calls as the token's principal: task, saves, resume, query", async () => {
+    await handoffSession((tool, args) => alice.sc(tool, args), "handoff-http");
   });
 
   it("resolves each request's caller from its token: bob cannot see alice's tasks", async () => {

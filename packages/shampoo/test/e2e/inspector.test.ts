@@ -49,7 +49,7 @@ function inspector(args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       [INSPECTOR, "--cli", ...args],
-      { cwd: INSPECTOR_CWD, timeout: 30_000, maxBuffer: 4 << 20 },
+      { cwd: INSPECTOR_CWD, timeout: 60_000, maxBuffer: 4 << 20 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

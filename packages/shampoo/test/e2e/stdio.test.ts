@@ -10,7 +10,7 @@ import { dropPgSchema, pgUrlWithSchema } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ShampooDB } from "../../src/store/schema.ts";
 import { checkInvariants } from "../crash/invariants.ts";
-import { callEveryTool, type StdioServer, startStdio, TOOL_NAMES, tempDir } from "./support.ts";
+import { callEveryTool, handoffSession, type StdioServer, startStdio, TOOL_NAMES, tempDir } from "./support.ts";
 
 const NOT_FOUND = { error: "Task not found", error_type: "not_found" };
 
@@ -41,6 +41,10 @@ describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s"
     const results = await callEveryTool(server.session, "e2e-stdio");
     expect([...results.keys()]).toEqual(TOOL_NAMES);
     expect(results.get("create_task_or_note")).toMatchObject({ status: "not_started", type: "task" });
+  });
+
+  it("runs a working session across calls: task, saves, resume, query", async () => {
+    await handoffSession((tool, args) => server.session.sc(tool, args), "handoff-stdio");
   });
 
   it("leaves a history that satisfies every invariant", async () => {
