@@ -104,7 +104,11 @@ class StatementTimer {
 
   constructor() {
     const record = (text: unknown, ms: number) => {
-      const key = String(text).replace(/\s+/g, " ").trim();
+      // One key per statement shape: an IN list of any length reads as (…).
+      const key = String(text)
+        .replace(/\s+/g, " ")
+        .replace(/\((?:\?|\$\d+)(?:, (?:\?|\$\d+))*\)/g, "(…)")
+        .trim();
       const x = this.stats.get(key) ?? { n: 0, ms: 0 };
       x.n++;
       x.ms += ms;
