@@ -1,3 +1,6 @@
+import { PROTOCOL_VERSION_META_KEY, UnsupportedProtocolVersionError } from "@modelcontextprotocol/server";
+import { MODERN_PROTOCOL_VERSIONS } from "../server.ts";
+
 /**
  * Malformed `tools/call` requests answered before the SDK sees them. The SDK answers them with
  * the right code (-32602) but its message is a raw schema-validation dump; a client gets one
@@ -6,7 +9,7 @@
 export interface RpcErrorMessage {
   jsonrpc: "2.0";
   id: string | number | null;
-  error: { code: number; message: string };
+  error: { code: number; message: string; data?: unknown };
 }
 
 export function malformedToolsCall(msg: unknown): RpcErrorMessage | null {
@@ -27,4 +30,26 @@ export function malformedToolsCall(msg: unknown): RpcErrorMessage | null {
     return fail("params.arguments must be an object");
   }
   return null;
+}
+
+/**
+ * A request whose `_meta` names a protocol revision we do not serve, answered with the specified
+ * -32022 listing the supported ones (2026-07-28: every request carries its revision). Over stdio
+ * the SDK checks the opening message only; this guard checks every request, so a later request
+ * naming another revision is refused instead of being served under the connection's.
+ */
+export function unsupportedVersion(msg: unknown): RpcErrorMessage | null {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return null;
+  const m = msg as { method?: unknown; id?: unknown; params?: unknown };
+  if (typeof m.method !== "string" || !("id" in m)) return null;
+  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
+  if (typeof meta !== "object" || meta === null) return null;
+  const requested = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+  if (requested === undefined || (MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested)) return null;
+  const error = new UnsupportedProtocolVersionError({
+    supported: [...MODERN_PROTOCOL_VERSIONS],
+    requested: typeof requested === "string" ? requested : JSON.stringify(requested),
+  });
+  const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
+  return { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, data: error.data } };
 }

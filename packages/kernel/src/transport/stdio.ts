@@ -1,14 +1,17 @@
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { logger } from "../log.ts";
 import { createMcpServer, type McpServerOptions } from "../server.ts";
-import { malformedToolsCall } from "./guard.ts";
+import { malformedToolsCall, unsupportedVersion } from "./guard.ts";
 
-/** stdio with malformed tools/call requests answered in one sentence (guard.ts). */
+/**
+ * stdio with malformed tools/call requests answered in one sentence, and every request naming an
+ * unsupported revision refused (guard.ts).
+ */
 class GuardedStdio extends StdioServerTransport {
   override async start(): Promise<void> {
     const inner = this.onmessage;
     this.onmessage = (message) => {
-      const refused = malformedToolsCall(message);
+      const refused = unsupportedVersion(message) ?? malformedToolsCall(message);
       if (refused) void this.send(refused as Parameters<StdioServerTransport["send"]>[0]);
       else inner?.(message);
     };

@@ -78,9 +78,7 @@ describe("2026-07-28 over stdio, raw JSON lines", () => {
       "io.modelcontextprotocol/clientInfo": OBSERVED,
     });
     try {
-      // The opening request fixes the connection's era, so an unsupported version is tried first
-      // (later requests are served under the revision the connection opened with: the SDK's stdio
-      // entry checks the version of the opening message only).
+      // An unsupported version is refused as the opening message and as any later one.
       const future = await ask({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta("2099-01-01") } });
       expect(future).toMatchObject({
         id: 1,
@@ -103,6 +101,11 @@ describe("2026-07-28 over stdio, raw JSON lines", () => {
         "call_for_help",
         "seal_attempt",
       ]);
+      const later = await ask({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: meta("2099-01-01") } });
+      expect(later).toMatchObject({
+        id: 3,
+        error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } },
+      });
       const unknown = await ask({
         jsonrpc: "2.0",
         id: 4,
