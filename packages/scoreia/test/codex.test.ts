@@ -1,6 +1,7 @@
 /**
  * The Codex (issue 16 §3, §6): counts only cards that verify and attempts that took at least one
- * action; each cell shows cards, distinct seeds and the four outcomes, never a rank; it is kept
+ * action; each cell shows cards, distinct seeds and the four outcomes, never a rank, and (§1)
+ * where its cards' seeds came from and how many had been sealed before; it is kept
  * in the transaction that signs a card and equals a full recomputation (every card verified
  * through every step) after many seals, on both engines.
  */
@@ -92,6 +93,9 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
       cards: 4,
       distinct_seeds: 3,
       outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },
+      // four participant seeds; the second s1 had been sealed before it entered
+      seed_sources: { participant: 4, server: 0, ally: 0 },
+      seed_sealed_before: 1,
     });
     // the generation the cards bind: the suite's base, then the secret's commitment (suites/secrets.ts)
     const generation = h.chamber.service.secrets.current(chronoSuite, "").generation;
@@ -103,13 +107,57 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
         cards: 4,
         distinct_seeds: 3,
         outcomes: { solved: 1, failed: 1, exhausted: 1, abandoned: 1 },
+        seed_sources: { participant: 4, server: 0, ally: 0 },
+        seed_sealed_before: 1,
         level: "provisional",
       },
     ]);
     const codex = await reg.codex();
     expect(codex.outcomes).toEqual([...OUTCOMES]);
+    expect(codex.seed_sources).toEqual(["participant", "server", "ally"]);
     // no member of the document ranks or scores anything
     expect(canonicalJson(codex)).not.toMatch(/"[a-z_]*(?:rank|score)[a-z_]*":/i);
+  });
+
+  it("says where each cell's seeds came from and how many had been sealed before; levels count distinct seeds only", async () => {
+    const who = { model_claim: `codex-seeds-${dialect}`, product: "codex-seeds" };
+    // an ally seed, from another participant's call_for_help
+    const caller = await h.sc("enter_open_challenge", {
+      ...IDENTITY,
+      model_claim: `codex-caller-${dialect}`,
+      seed: "c",
+    });
+    const help = await h.sc("call_for_help", { challenge_handle: caller.attempt_handle, ally: "codex-ally" });
+    const ally = help.ally_seed as string;
+    expect(ally).toMatch(/^a-[0-9a-f]{16}$/);
+
+    const seeds: string[] = [];
+    const sealed = async (seed: string | undefined, how: Play = "abandon") => {
+      const s = await play({ ...who, ...(seed === undefined ? {} : { seed }) }, how);
+      const card = (await reg.get(s.card_id as string))?.card as Record<string, unknown>;
+      seeds.push(String(card.seed));
+      return card;
+    };
+    expect(await sealed("p1")).toMatchObject({ seed_source: "participant", seed_sealed_before: false });
+    expect(await sealed("p1")).toMatchObject({ seed_source: "participant", seed_sealed_before: true });
+    expect(await sealed(undefined)).toMatchObject({ seed_source: "server", seed_sealed_before: false });
+    expect(await sealed(ally)).toMatchObject({ seed_source: "ally", seed_sealed_before: false });
+    expect(await sealed(ally)).toMatchObject({ seed_source: "ally", seed_sealed_before: true });
+    // a zero-action card is not counted, whatever its seed
+    await sealed("p1", "none");
+    const counts = {
+      cards: 5,
+      distinct_seeds: 3,
+      outcomes: { solved: 0, failed: 0, exhausted: 0, abandoned: 5 },
+      seed_sources: { participant: 2, server: 1, ally: 2 },
+      seed_sealed_before: 2,
+    };
+    const cell = cellOf(await reg.codex(), who.model_claim);
+    expect(cell).toMatchObject(counts);
+    // five cards, three distinct seeds: provisional, not confirmed; reused seeds never raise it
+    expect(cell?.keys).toHaveLength(1);
+    expect(cell?.keys[0]).toMatchObject({ ...counts, level: "provisional" });
+    expect(await reg.codex()).toEqual(await reg.recomputedCodex());
   });
 
   it("a card whose signature does not verify is not counted, and a rebuild drops a card altered in storage", async () => {
@@ -163,7 +211,8 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
         model_claim: `codex-many-${i % 3}`,
         product: `p${i % 2}`,
         host: i % 4 === 0 ? "zed" : "cursor",
-        seed: `m-${i % 5}`,
+        // server seeds every seventh attempt; the others repeat five participant seeds
+        ...(i % 7 === 3 ? {} : { seed: `m-${i % 5}` }),
         ...(i % 6 === 5 ? { suite: "chambre-atelier-v0" } : {}),
       };
       const how = plays[i % plays.length] as Play;
@@ -171,6 +220,12 @@ describe.each(DIALECTS)("the Codex on %s", (dialect) => {
     }
     const maintained = await reg.codex();
     expect(maintained.rows.length).toBeGreaterThan(6);
+    const cells = maintained.rows.flatMap((r) => Object.values(r.cells));
+    const sum = (f: (c: CodexCell) => number) => cells.reduce((n, c) => n + f(c), 0);
+    expect(sum((c) => c.seed_sources.server)).toBeGreaterThan(0);
+    expect(sum((c) => c.seed_sealed_before)).toBeGreaterThan(0);
+    for (const c of cells)
+      expect(c.seed_sources.participant + c.seed_sources.server + c.seed_sources.ally).toBe(c.cards);
     expect(maintained).toEqual(await reg.recomputedCodex());
   });
 });

@@ -132,50 +132,68 @@ describe.each(DIALECTS)("Chamber migrations on %s", (dialect) => {
     }
   });
 
-  it("006_codex counts the cards already signed, by the rule new seals follow", async () => {
-    // Donor: three signed cards (one with no action: never counted), its Codex kept at signing.
-    const donor = await harness(dialect);
-    for (const [seed, actions] of [
-      ["c-a", 1],
-      ["c-b", 2],
-      ["c-c", 0],
-    ] as const) {
-      const e = await donor.sc("enter_open_challenge", { ...IDENTITY, seed });
-      for (let i = 0; i < actions; i++)
-        await donor.sc("chamber_action", { challenge_handle: e.attempt_handle, op: "look", expected_action_index: i });
-      expect((await donor.sc("seal_attempt", { challenge_handle: e.attempt_handle })).ok).toBe(true);
-    }
-    const expected = await new CardRegistry(donor.db).codex();
-    expect(expected.rows[0]?.cells["chambre-chrono-v0|mcp_session"]?.cards).toBe(2);
-    // every table the donor has (the card log and the generations too: step 9 and the manifests)
-    const donorTables = await donor.db.db.introspection.getTables();
-    const first = ["chamber_attempts", "chamber_events", "chamber_cards", "chamber_keys"];
-    const names = [
-      ...first,
-      ...donorTables
-        .filter((t) => !donor.db.pgSchema || t.schema === donor.db.pgSchema)
-        .map((t) => t.name)
-        .filter((n) => n.startsWith("chamber_") && !first.includes(n))
-        .sort(),
-    ];
-    const rows: Rows = {};
-    const any = donor.db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    for (const t of names) rows[t] = await any.selectFrom(t).selectAll().execute();
-    const secrets = donor.chamber.service.secrets;
-    await donor.close();
+  it.each(["006_codex", "008_codex_seed_sources"])(
+    "%s: the cards already signed are counted, seed sources and seeds sealed before too, by the rule new seals follow",
+    async (migration) => {
+      // Donor: signed cards (one with no action: never counted; a repeated seed; a server seed), its
+      // Codex kept at signing.
+      const donor = await harness(dialect);
+      for (const [seed, actions] of [
+        ["c-a", 1],
+        ["c-b", 2],
+        ["c-c", 0],
+        ["c-a", 1],
+        [undefined, 1],
+      ] as const) {
+        const e = await donor.sc("enter_open_challenge", { ...IDENTITY, ...(seed ? { seed } : {}) });
+        for (let i = 0; i < actions; i++)
+          await donor.sc("chamber_action", {
+            challenge_handle: e.attempt_handle,
+            op: "look",
+            expected_action_index: i,
+          });
+        expect((await donor.sc("seal_attempt", { challenge_handle: e.attempt_handle })).ok).toBe(true);
+      }
+      const expected = await new CardRegistry(donor.db).codex();
+      expect(expected.rows[0]?.cells["chambre-chrono-v0|mcp_session"]).toMatchObject({
+        cards: 4,
+        distinct_seeds: 3,
+        seed_sources: { participant: 3, server: 1, ally: 0 },
+        seed_sealed_before: 1,
+      });
+      // every table the donor has (the card log and the generations too: step 9 and the manifests)
+      const donorTables = await donor.db.db.introspection.getTables();
+      const first = ["chamber_attempts", "chamber_events", "chamber_cards", "chamber_keys"];
+      const names = [
+        ...first,
+        ...donorTables
+          .filter((t) => !donor.db.pgSchema || t.schema === donor.db.pgSchema)
+          .map((t) => t.name)
+          .filter((n) => n.startsWith("chamber_") && !first.includes(n))
+          .sort(),
+      ];
+      const rows: Rows = {};
+      const any = donor.db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      for (const t of names) rows[t] = await any.selectFrom(t).selectAll().execute();
+      const secrets = donor.chamber.service.secrets;
+      await donor.close();
 
-    const db = await openTestDatabase<ChamberDB>(dialect);
-    await migrate(db, "scoreia_migrations", migrationsBefore("006_codex"));
-    await insertOld(db, rows);
-    const h = await harness(dialect, { db, secrets });
-    try {
-      const reg = new CardRegistry(h.db);
-      expect(await reg.codex()).toEqual(expected);
-      expect(await reg.recomputedCodex()).toEqual(expected);
-    } finally {
-      await h.close();
-    }
-  });
+      // The store as it was before the migration, holding the donor's rows (its Codex counters, from
+      // 006 on, without the columns 008 adds).
+      const db = await openTestDatabase<ChamberDB>(dialect);
+      expect(chamberMigrations[migration]).toBeDefined();
+      await migrate(db, "scoreia_migrations", migrationsBefore(migration));
+      await insertOld(db, rows);
+      const h = await harness(dialect, { db, secrets });
+      try {
+        const reg = new CardRegistry(h.db);
+        expect(await reg.codex()).toEqual(expected);
+        expect(await reg.recomputedCodex()).toEqual(expected);
+      } finally {
+        await h.close();
+      }
+    },
+  );
 
   it("003_event_keys on an empty store: the first attempt is number 1", async () => {
     const h = await harness(dialect);

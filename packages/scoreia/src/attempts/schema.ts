@@ -151,6 +151,12 @@ export interface CodexCounterRow {
   failed: number;
   exhausted: number;
   abandoned: number;
+  /** Cards whose seed came from each source (migration 008). */
+  seed_participant: number;
+  seed_server: number;
+  seed_ally: number;
+  /** Cards that say `seed_sealed_before: true` (migration 008). */
+  seed_sealed_before: number;
 }
 
 /** A seed already counted in a scope ("key:<id>" or "cell:<id>"): a repeated seed never raises a level. */
@@ -368,9 +374,9 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
   },
   /**
    * The Codex kept as counters updated in the transaction that signs a card (evidence/codex.ts),
-   * instead of a recomputation from every card on every request. Existing cards are counted here
-   * by the same rule as new ones: the signature verifies against the stored key record, at least
-   * one action, one of the four outcomes.
+   * instead of a recomputation from every card on every request. The cards already signed are
+   * counted by 008, which recounts every card (this migration once counted them with the
+   * `addToCodex` of its day; today's writes the columns 008 adds, so the count moved there).
    */
   async "006_codex"(db) {
     const counter = (t: string) =>
@@ -393,7 +399,27 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .addColumn("seed", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("chamber_codex_seeds_pk", ["scope", "seed"])
       .execute();
+  },
+  /** Unsealed attempts past TTL + retention are found by expiry and deleted (ChamberService.purgeUnsealed). */
+  async "007_expiry_index"(db) {
+    await db.schema.createIndex("chamber_attempts_expiry").on("chamber_attempts").column("expires_at").execute();
+  },
+  /**
+   * Each Codex counter also counts its cards' seed sources and the cards whose seed had been
+   * sealed before (issue 16 §1). The counters are then recounted from every signed card by the
+   * rule new seals follow: the signature verifies against the stored key record, at least one
+   * action, one of the four outcomes (evidence/codex.ts). One pass over the cards, once.
+   */
+  async "008_codex_seed_sources"(db) {
+    for (const column of ["seed_participant", "seed_server", "seed_ally", "seed_sealed_before"]) {
+      await db.schema
+        .alterTable("chamber_codex")
+        .addColumn(column, "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    }
     const chamber = db as unknown as Kysely<ChamberDB>;
+    await chamber.deleteFrom("chamber_codex").execute();
+    await chamber.deleteFrom("chamber_codex_seeds").execute();
     const keys = (await chamber.selectFrom("chamber_keys").selectAll().execute()).map((k) => ({
       ...k,
       alg: "Ed25519" as const,
@@ -409,9 +435,5 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
         await addToCodex(chamber, JSON.parse(c.body_json));
       }
     }
-  },
-  /** Unsealed attempts past TTL + retention are found by expiry and deleted (ChamberService.purgeUnsealed). */
-  async "007_expiry_index"(db) {
-    await db.schema.createIndex("chamber_attempts_expiry").on("chamber_attempts").column("expires_at").execute();
   },
 };

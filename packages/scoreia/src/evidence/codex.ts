@@ -21,6 +21,14 @@ export const OUTCOMES = ["solved", "failed", "exhausted", "abandoned"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 export type Outcomes = Record<Outcome, number>;
 
+/**
+ * Where a card's seed came from, in the card's own words (`seed_source`, docs/evidence-0.2.md §2.1):
+ * chosen by the participant, drawn by the server (`s-…`), or given to an ally by `call_for_help`.
+ */
+export const SEED_SOURCES = ["participant", "server", "ally"] as const;
+export type SeedSource = (typeof SEED_SOURCES)[number];
+export type SeedSources = Record<SeedSource, number>;
+
 export type Level = "exploratory" | "provisional" | "confirmed";
 
 /** 1–2 distinct seeds exploratory, 3–4 provisional, 5+ confirmed (protocol 0.2). */
@@ -53,6 +61,8 @@ export interface CodexKey {
   cards: number;
   distinct_seeds: number;
   outcomes: Outcomes;
+  seed_sources: SeedSources;
+  seed_sealed_before: number;
   level: Level | null;
 }
 
@@ -61,6 +71,14 @@ export interface CodexCell {
   /** Distinct seeds over the whole cell (a seed played under two toolsets counts once). */
   distinct_seeds: number;
   outcomes: Outcomes;
+  /** How many of the cell's cards have their seed from each source (they sum to `cards`). */
+  seed_sources: SeedSources;
+  /**
+   * How many of the cell's cards say `seed_sealed_before: true`: their seed had already been
+   * sealed (same suite, generation and seed) when the attempt entered. Cards signed before the
+   * field existed do not say so and are not counted here. Levels still count distinct seeds only.
+   */
+  seed_sealed_before: number;
   /** One entry per comparison key in the cell: levels are only compared within a key. */
   keys: CodexKey[];
 }
@@ -74,6 +92,7 @@ export interface Codex {
   suites: Array<{ id: string; generation: string }>;
   channels: string[];
   outcomes: Outcome[];
+  seed_sources: SeedSource[];
   rows: CodexRow[];
   empty_cell: "not measured";
 }
@@ -119,6 +138,27 @@ export function signatureVerifies(bodyJson: string, signature: CardSignature, ke
 }
 
 const ZERO: Outcomes = { solved: 0, failed: 0, exhausted: 0, abandoned: 0 };
+const NO_SOURCES: SeedSources = { participant: 0, server: 0, ally: 0 };
+
+/** The counter column of a card's seed source; a source outside the vocabulary is an error, never dropped. */
+const SOURCE_COLUMN = {
+  participant: "seed_participant",
+  server: "seed_server",
+  ally: "seed_ally",
+} as const satisfies Record<SeedSource, string>;
+
+function seedSourceOf(card: Record<string, unknown>): SeedSource {
+  const source = String(card.seed_source);
+  if (!(SEED_SOURCES as readonly string[]).includes(source)) {
+    throw new Error(`codex: card ${String(card.card_id)} has seed_source ${JSON.stringify(card.seed_source)}`);
+  }
+  return source as SeedSource;
+}
+
+/** 1 when the card says its seed had been sealed before its entry; 0 otherwise (and on older cards). */
+function sealedBefore(card: Record<string, unknown>): 0 | 1 {
+  return card.seed_sealed_before === true ? 1 : 0;
+}
 
 function cellIdOf(k: ComparisonKey): string {
   return canonicalJson({
@@ -134,13 +174,16 @@ function cellIdOf(k: ComparisonKey): string {
 /**
  * Adds one verified, counting card to the Codex tables inside the caller's transaction: the seed
  * is recorded once per key and once per cell (a repeated seed never raises a level), then the two
- * counter rows are upserted. Four statements, whatever the registry's size.
+ * counter rows are upserted (with the seed's source and whether it had been sealed before). Four
+ * statements, whatever the registry's size.
  */
 export async function addToCodex(trx: Kysely<ChamberDB>, card: Record<string, unknown>): Promise<void> {
   if (!counts(card)) return;
   const key = comparisonKey(card);
   const verdict = card.verdict as Outcome;
   const seed = String(card.seed);
+  const source = SOURCE_COLUMN[seedSourceOf(card)];
+  const reused = sealedBefore(card);
   const scopes: Array<["key" | "cell", string]> = [
     ["key", canonicalJson(key)],
     ["cell", cellIdOf(key)],
@@ -162,12 +205,19 @@ export async function addToCodex(trx: Kysely<ChamberDB>, card: Record<string, un
         distinct_seeds: fresh,
         ...ZERO,
         [verdict]: 1,
+        seed_participant: 0,
+        seed_server: 0,
+        seed_ally: 0,
+        [source]: 1,
+        seed_sealed_before: reused,
       })
       .onConflict((oc) =>
         oc.columns(["scope", "id"]).doUpdateSet((eb) => ({
           cards: eb("chamber_codex.cards", "+", 1),
           distinct_seeds: eb("chamber_codex.distinct_seeds", "+", fresh),
           [verdict]: eb(`chamber_codex.${verdict}`, "+", 1),
+          [source]: eb(`chamber_codex.${source}`, "+", 1),
+          seed_sealed_before: eb("chamber_codex.seed_sealed_before", "+", reused),
         })),
       )
       .execute();
@@ -179,6 +229,8 @@ interface Counter {
   cards: number;
   distinct_seeds: number;
   outcomes: Outcomes;
+  seed_sources: SeedSources;
+  seed_sealed_before: number;
 }
 
 /** Locale-independent order (UTF-16 code units), so every machine lists the same way. */
@@ -221,6 +273,8 @@ export function codexFrom(keys: Counter[], cells: Counter[]): Codex {
       cards: c.cards,
       distinct_seeds: c.distinct_seeds,
       outcomes: { ...c.outcomes },
+      seed_sources: { ...c.seed_sources },
+      seed_sealed_before: c.seed_sealed_before,
       keys: [],
     };
   }
@@ -234,6 +288,8 @@ export function codexFrom(keys: Counter[], cells: Counter[]): Codex {
       cards: k.cards,
       distinct_seeds: k.distinct_seeds,
       outcomes: { ...k.outcomes },
+      seed_sources: { ...k.seed_sources },
+      seed_sealed_before: k.seed_sealed_before,
       level: levelFor(k.distinct_seeds),
     });
   }
@@ -241,6 +297,7 @@ export function codexFrom(keys: Counter[], cells: Counter[]): Codex {
     suites: Object.values(SUITES).map((s) => ({ id: s.id, generation: s.generation })),
     channels: [...CHANNELS],
     outcomes: [...OUTCOMES],
+    seed_sources: [...SEED_SOURCES],
     rows: [...rows.values()].sort(inNameOrder),
     empty_cell: "not measured",
   };
@@ -262,6 +319,12 @@ export async function readCodex(db: Kysely<ChamberDB>): Promise<Codex> {
         exhausted: Number(r.exhausted),
         abandoned: Number(r.abandoned),
       },
+      seed_sources: {
+        participant: Number(r.seed_participant),
+        server: Number(r.seed_server),
+        ally: Number(r.seed_ally),
+      },
+      seed_sealed_before: Number(r.seed_sealed_before),
     };
     (r.scope === "key" ? keys : cells).push(counter);
   }
@@ -279,9 +342,19 @@ export function recomputeCodex(verified: Array<Record<string, unknown>>): Codex 
       ["cell", cellIdOf(key)],
     ] as const) {
       const map = groups[kind] as Map<string, Counter & { seeds: Set<string> }>;
-      const g = map.get(id) ?? { key, cards: 0, distinct_seeds: 0, outcomes: { ...ZERO }, seeds: new Set<string>() };
+      const g = map.get(id) ?? {
+        key,
+        cards: 0,
+        distinct_seeds: 0,
+        outcomes: { ...ZERO },
+        seed_sources: { ...NO_SOURCES },
+        seed_sealed_before: 0,
+        seeds: new Set<string>(),
+      };
       g.cards++;
       g.outcomes[card.verdict as Outcome]++;
+      g.seed_sources[seedSourceOf(card)]++;
+      g.seed_sealed_before += sealedBefore(card);
       g.seeds.add(String(card.seed));
       g.distinct_seeds = g.seeds.size;
       map.set(id, g);

@@ -1,5 +1,5 @@
 import { CURRENT_TOOLSET } from "../contract/index.ts";
-import { OUTCOMES } from "../evidence/codex.ts";
+import { type CodexCell, OUTCOMES, SEED_SOURCES } from "../evidence/codex.ts";
 import type { CardFilters, Codex, StoredCard } from "../evidence/registry.ts";
 import { CHANNELS, FILTER_NAMES } from "../evidence/registry.ts";
 import type { PublicReplay } from "../evidence/replay.ts";
@@ -313,6 +313,20 @@ function outcomesLine(o: Record<string, number>): Html {
   )}</span>`;
 }
 
+const SEED_SOURCE_MEANING: Record<string, string> = {
+  participant: "seed chosen by the participant",
+  server: "seed drawn by the server at entry",
+  ally: "seed given to an ally by call_for_help",
+};
+
+/** Where a cell's seeds came from and how many had been sealed before (issue 16 §1); never a level. */
+function seedsLine(cell: Pick<CodexCell, "seed_sources" | "seed_sealed_before">): Html {
+  return html`<span class="outcomes seeds">seeds: ${SEED_SOURCES.map(
+    (k, i) =>
+      html`${i > 0 ? " · " : ""}<span title="${SEED_SOURCE_MEANING[k] ?? ""}">${String(cell.seed_sources[k] ?? 0)} ${k}</span>`,
+  )} · <span title="cards whose seed had already been sealed (same suite, generation and seed) when the attempt entered">${String(cell.seed_sealed_before)} sealed before</span></span>`;
+}
+
 export function codexPage(codex: Codex): string {
   // Only the (suite, channel) columns that hold a card somewhere: the others are "not measured"
   // for every subject and would push the table past a laptop's width.
@@ -327,7 +341,7 @@ export function codexPage(codex: Codex): string {
     const cells = cols.map(({ suite, channel }) => {
       const cell = r.cells[`${suite.id}|${channel}`];
       if (!cell) return html`<td class="empty">${codex.empty_cell}</td>`;
-      return html`<td><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong> · ${String(cell.distinct_seeds)} distinct seed${cell.distinct_seeds === 1 ? "" : "s"}<br>${outcomesLine(cell.outcomes)}${cell.keys.map(
+      return html`<td><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong> · ${String(cell.distinct_seeds)} distinct seed${cell.distinct_seeds === 1 ? "" : "s"}<br>${outcomesLine(cell.outcomes)}<br>${seedsLine(cell)}${cell.keys.map(
         (k) =>
           html`<br><span class="level">${k.level ?? "—"}</span> <span class="note">${String(k.distinct_seeds)} seed${k.distinct_seeds === 1 ? "" : "s"} · ${k.parameters.toolset_id}, gen ${k.suite_generation}</span>`,
       )}</td>`;
@@ -341,8 +355,9 @@ ${cells}
 <p class="lede">Coverage and evidence debt, not a grade. Rows are subjects as declared (four identity layers), in name
 order; columns are suites × channels. A cell counts the cards that verify (signature checked) of attempts that took at
 least one action, with their distinct seeds and outcomes (${VERDICT_NAMES.slice(0, 4).join(", ")}); no outcome ranks
-above another. Evidence levels count distinct seeds per comparison key: 1–2 exploratory, 3–4 provisional, 5 or more
-confirmed; a repeated seed never raises a level. An empty cell means not measured. JSON: <a href="/codex.json">/codex.json</a>.</p>
+above another. It also says where the cards' seeds came from (${SEED_SOURCES.join(", ")}) and how many had already been
+sealed before the attempt entered. Evidence levels count distinct seeds per comparison key: 1–2 exploratory,
+3–4 provisional, 5 or more confirmed; a repeated seed never raises a level, whatever its source. An empty cell means not measured. JSON: <a href="/codex.json">/codex.json</a>.</p>
 <div class="table-wrap"><table class="codex">
 <caption>${codex.rows.length === 0 ? "No subject measured yet." : `${codex.rows.length} subject(s), in name order.`}${unused.length > 0 ? ` Not measured for anyone: ${unused.join(", ")}.` : ""}</caption>
 <thead>

@@ -500,6 +500,11 @@ describe("pages for people, in Chromium", () => {
     expect(body).toContain(XSS.model_claim);
     expect(body).toContain("not measured");
     expect(await page.locator("td.empty").count()).toBeGreaterThan(0);
+    // beside its outcomes, a cell says where its seeds came from and how many had been sealed before
+    const claude = table.locator("tbody tr", { hasText: "claude-x" });
+    expect(await claude.locator(".seeds").textContent()).toBe(
+      "seeds: 1 participant · 0 server · 0 ally · 0 sealed before",
+    );
     await page.close();
   });
 

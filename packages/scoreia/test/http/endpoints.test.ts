@@ -439,6 +439,18 @@ describe.each(DIALECTS)("public endpoints on %s", (dialect) => {
       );
       expect(names).toEqual([...names].sort());
       expect(rows.map((r) => r.subject.declared_model)).toContain("claude-x");
+      // each cell says where its cards' seeds came from and how many had been sealed before (issue 16 §1)
+      expect(body.seed_sources).toEqual(["participant", "server", "ally"]);
+      const claude = (body.rows as Array<{ subject: Record<string, string>; cells: Record<string, unknown> }>).find(
+        (r) => r.subject.declared_model === "claude-x",
+      );
+      expect(claude?.cells["chambre-atelier-v0|mcp_session"]).toMatchObject({
+        cards: 1,
+        seed_sources: { participant: 1, server: 0, ally: 0 },
+        seed_sealed_before: 0,
+      });
+      expect(text).toContain("1 participant</span> · <span");
+      expect(text).toContain("0 sealed before");
     });
   });
 
