@@ -4,11 +4,10 @@
  * must fail with the retryable `db_unavailable`, nothing acknowledged may be lost, and the pool
  * must reconnect by itself.
  */
-import { createServer, type Server, Socket } from "node:net";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase, sql, storeFault } from "../src/store/db.ts";
-import { dropPgSchema, PG_URL } from "../src/store/testing.ts";
+import { dropPgSchema, PG_URL, StallingProxy } from "../src/store/testing.ts";
 
 interface Db {
   acks: { id: number; at: string };
@@ -93,48 +92,6 @@ describe("PostgreSQL backends terminated mid-load (pg_terminate_backend from ano
     expect((await database.db.selectFrom("acks").select("id").limit(1).execute()).length).toBe(1);
   });
 });
-
-/** A TCP proxy to PostgreSQL that can stop forwarding in both directions (a stalled network). */
-class StallingProxy {
-  private server: Server;
-  private sockets = new Set<Socket>();
-  stalled = false;
-  port = 0;
-
-  constructor(target: { host: string; port: number }) {
-    this.server = createServer((client) => {
-      const upstream = new Socket();
-      upstream.connect(target.port, target.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("error", () => {});
-        s.on("close", () => this.sockets.delete(s));
-      }
-      client.on("data", (d) => {
-        if (!this.stalled) upstream.write(d);
-      });
-      upstream.on("data", (d) => {
-        if (!this.stalled) client.write(d);
-      });
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-  }
-
-  listen(): Promise<void> {
-    return new Promise((resolve) =>
-      this.server.listen(0, "127.0.0.1", () => {
-        this.port = (this.server.address() as { port: number }).port;
-        resolve();
-      }),
-    );
-  }
-
-  close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe("a connection stalled on the network (TCP proxy that stops forwarding)", () => {
   let proxy: StallingProxy;

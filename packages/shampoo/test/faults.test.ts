@@ -4,6 +4,9 @@
  * - PostgreSQL: the server's own backends terminated mid-load (pg_terminate_backend from another
  *   connection): the server keeps serving, failed calls answer `db_unavailable` (retryable),
  *   nothing acknowledged is lost;
+ * - PostgreSQL through a TCP proxy that stops forwarding (a stalled network): calls fail with
+ *   `db_unavailable` at the URL's query_timeout instead of hanging, tools/list answers meanwhile,
+ *   and the server carries on by itself once the network does;
  * - SQLite: another process holds the write lock for 8 s: tools/list and reads answer while it
  *   is held, a write answers `database_busy` (retryable) before the lock goes;
  * - a full database answers `storage_full` and writes again once there is room;
@@ -14,7 +17,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { sql } from "kernel";
-import { DIALECTS, dropPgSchema, holdSqliteWriteLock, PG_URL, pgUrlWithSchema } from "kernel/store/testing.ts";
+import {
+  DIALECTS,
+  dropPgSchema,
+  holdSqliteWriteLock,
+  PG_URL,
+  pgUrlThrough,
+  pgUrlWithSchema,
+  StallingProxy,
+} from "kernel/store/testing.ts";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type StdioServer, startStdio } from "./e2e/support.ts";
@@ -66,6 +77,52 @@ describe("SHAMPOO over stdio while PostgreSQL terminates its backends", () => {
     const graph = sc((await server.session.client.callTool({ name: "read_graph", arguments: {} })) as CallToolResult);
     const names = new Set((graph.entities as Array<{ name: string }>).map((e) => e.name));
     for (const n of acknowledged) expect(names.has(n)).toBe(true);
+    expect(server.stderr()).not.toMatch(/Unhandled|uncaught/i);
+  });
+});
+
+describe("SHAMPOO over stdio while its PostgreSQL connection stalls (TCP proxy that stops forwarding)", () => {
+  const schema = `t_shstall_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  let server: StdioServer | undefined;
+  let proxy: StallingProxy | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    await proxy?.close();
+    await dropPgSchema(schema);
+  });
+
+  it("calls answer db_unavailable (retryable) at query_timeout, tools/list answers, and it serves again once the network does", async () => {
+    proxy = new StallingProxy();
+    await proxy.listen();
+    const url = pgUrlThrough(
+      proxy,
+      { statement_timeout: "300", query_timeout: "800", connect_timeout: "1" },
+      pgUrlWithSchema(schema),
+    );
+    server = await startStdio(["--db", url]);
+    const client = server.session.client;
+    const create = async (name: string) =>
+      (await client.callTool({
+        name: "create_entities",
+        arguments: { entities: [{ name, entityType: "thing", observations: [`about ${name}`] }] },
+      })) as CallToolResult;
+    expect((await create("Before")).isError).toBeFalsy();
+
+    proxy.stalled = true;
+    // Without query_timeout this call would wait for the whole outage.
+    const during = await create("During");
+    expect(during.isError).toBe(true);
+    expect(sc(during)).toMatchObject({ error_type: "db_unavailable", retryable: true });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const read = (await client.callTool({ name: "read_graph", arguments: {} })) as CallToolResult;
+    expect(sc(read)).toMatchObject({ error_type: "db_unavailable", retryable: true });
+
+    proxy.stalled = false;
+    expect((await create("After")).isError).toBeFalsy();
+    const graph = sc((await client.callTool({ name: "read_graph", arguments: {} })) as CallToolResult);
+    const names = (graph.entities as Array<{ name: string }>).map((e) => e.name).sort();
+    // The stalled write never reached the server: "During" is absent, the acknowledged ones are there.
+    expect(names).toEqual(["After", "Before"]);
     expect(server.stderr()).not.toMatch(/Unhandled|uncaught/i);
   });
 });

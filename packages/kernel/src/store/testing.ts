@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -97,4 +98,60 @@ export async function holdSqliteWriteLock(
     child.once("exit", (code) => reject(new Error(`lock holder exited (${code}) before taking the lock`)));
   });
   return { exited };
+}
+
+/** A TCP proxy to PostgreSQL that can stop forwarding in both directions (a stalled network). */
+export class StallingProxy {
+  private server: Server;
+  private sockets = new Set<Socket>();
+  stalled = false;
+  port = 0;
+
+  /** `target`: PG_URL's host and port by default. */
+  constructor(target: { host: string; port: number } = pgHostPort()) {
+    this.server = createServer((client) => {
+      const upstream = new Socket();
+      upstream.connect(target.port, target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on("error", () => {});
+        s.on("close", () => this.sockets.delete(s));
+      }
+      client.on("data", (d) => {
+        if (!this.stalled) upstream.write(d);
+      });
+      upstream.on("data", (d) => {
+        if (!this.stalled) client.write(d);
+      });
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve) =>
+      this.server.listen(0, "127.0.0.1", () => {
+        this.port = (this.server.address() as { port: number }).port;
+        resolve();
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function pgHostPort(url = PG_URL): { host: string; port: number } {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 5432) };
+}
+
+/** `url` (PG_URL by default) routed through `proxy`, with the extra query parameters given. */
+export function pgUrlThrough(proxy: StallingProxy, params: Record<string, string> = {}, url = PG_URL): string {
+  const u = new URL(url);
+  u.host = `127.0.0.1:${proxy.port}`;
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
 }
