@@ -522,7 +522,7 @@ function reply(op: Op, isError: boolean | undefined, sc: Sc | undefined): Reply 
 
 /**
  * How long the bench waits for one reference call. Its answer to a common word at 100,000
- * entities holds nearly the whole graph (over 100 MB of JSON, validated by the client) and took
+ * entities holds nearly the whole graph (its 68 MB file, twice: structured content and text) and took
  * more than 10 minutes on a loaded 2-core machine: such a call is recorded at this bound, as a
  * timeout (a lower bound of its latency), instead of stopping the run.
  */
