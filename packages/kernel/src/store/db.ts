@@ -2,11 +2,13 @@ import BetterSqlite3 from "better-sqlite3";
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   Kysely,
   type Migration,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
@@ -127,6 +129,21 @@ class SqliteDialectWithAsyncBusy extends SqliteDialect {
     private readonly config: ConstructorParameters<typeof SqliteDialect>[0],
   ) {
     super(config);
+  }
+
+  /**
+   * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its Migrator
+   * ran without one and without a lock (SQLite's "lock" is a no-op): processes started at once
+   * on a fresh file each applied the same migration ("table … already exists"). Saying yes makes
+   * the Migrator read its state and apply inside one BEGIN IMMEDIATE transaction (below), so
+   * concurrent starts serialise and the later ones find the work done.
+   */
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
   }
 
   override createDriver(): Driver {
