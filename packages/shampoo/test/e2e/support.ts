@@ -15,7 +15,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import type { ToolExample } from "kernel";
 import { expect } from "vitest";
 import { TOOLS } from "../../src/app.ts";
 import { type FixtureKey, type FixtureValues, fillExample } from "../../src/tooling.ts";
@@ -37,11 +36,6 @@ const need = (f: Fixture, key: FixtureKey): string => {
   if (typeof v !== "string") throw new Error(`this step needs fixture.${key}: register the tool that makes it`);
   return v;
 };
-
-/** The tool's examples (its definition's `examples`), or none. */
-export function examplesOf(name: string): ToolExample[] {
-  return TOOLS.find((t) => t.name === name)?.examples ?? [];
-}
 
 /**
  * The calls the e2e suite makes: every example of every tool in TOOLS (catalog order), its
