@@ -4,6 +4,7 @@ import {
   type JsonSchema,
   type Rejection,
   type ToolDef,
+  type ToolExample,
   type ToolOutput,
   type ToolSpec,
 } from "kernel";
@@ -41,7 +42,16 @@ export type ShampooTool = ToolDef<ShampooCtx>;
 export type Access = "agent" | "conductor" | "star";
 
 /** A tool's definition besides its logic: the kernel's ToolSpec, with SHAMPOO's access words. */
-type ToolBase<I> = Omit<ToolSpec<I, ShampooCtx>, "handler" | "annotations" | "access"> & { access?: readonly Access[] };
+type ToolBase<I> = Omit<ToolSpec<I, ShampooCtx>, "handler" | "annotations" | "access" | "examples"> & {
+  access?: readonly Access[];
+  /**
+   * Calls that must work, as plain data typed as the tool's input (never inferred from them):
+   * ids made at run time are written `fx("taskId")`. The e2e suite calls every tool with each
+   * of its examples (test/e2e/support.ts); test/examples.test.ts checks them against
+   * `inputSchema`. They never appear in tools/list.
+   */
+  examples?: ToolExample<NoInfer<I>>[];
+};
 
 /** A tool's logic: the result as a plain object. */
 interface Run<I> {
@@ -83,6 +93,85 @@ export function tool<I = Record<string, unknown>>(def: ToolBase<I> & (Run<I> | R
     ...(access ? { access } : {}),
     ...(examples ? { examples } : {}),
   });
+}
+
+/**
+ * What an example may refer to: things the e2e suite makes before it calls the tools
+ * (test/e2e/support.ts makeFixture), each an id or a name.
+ * - taskId: a task in `project`, visible to the caller; project: the suite's project name.
+ * - sessionId: a saved session.
+ * - entity, entity2, doomed: graph entities in `project`; `entity` holds the observation
+ *   "fixture observation", `entity2` is related to it by fixture_rel and linked to the task,
+ *   `doomed` is there to be retired.
+ * - runApply, runArchive, runDiscard: completed reflection runs of `project`, one per lifecycle
+ *   example so the examples run in any order; candidateId: a candidate of runArchive.
+ * - chunkId: an assessed chunk with claims, one promoted to factId, one left a candidate
+ *   (claimId); askChunkId: a second assessed chunk to ask about.
+ */
+export const FIXTURE_KEYS = [
+  "taskId",
+  "project",
+  "sessionId",
+  "entity",
+  "entity2",
+  "doomed",
+  "runApply",
+  "runArchive",
+  "runDiscard",
+  "candidateId",
+  "chunkId",
+  "claimId",
+  "factId",
+  "askChunkId",
+] as const;
+export type FixtureKey = (typeof FIXTURE_KEYS)[number];
+/** The values behind the placeholders; a key an example uses must be present. */
+export type FixtureValues = { readonly [K in FixtureKey]?: string };
+
+/** A placeholder: `{{fixture:<key>}}`, anywhere inside a string of an example. */
+export const FIXTURE_PLACEHOLDER = /\{\{fixture:([^}]*)\}\}/g;
+
+/** The placeholder for a fixture value, to write inside an example (alone or within a string). */
+export function fx(key: FixtureKey): string {
+  return `{{fixture:${key}}}`;
+}
+
+/** The fixture keys an example's placeholders name (unknown ones included, for the check). */
+export function placeholdersOf(example: unknown): string[] {
+  const keys = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") for (const m of v.matchAll(FIXTURE_PLACEHOLDER)) keys.add(m[1] as string);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(example);
+  return [...keys];
+}
+
+/**
+ * A copy of `example` with every placeholder replaced by the fixture's value. Throws on a key
+ * that is not in FIXTURE_KEYS or that the fixture does not hold (the tool that makes it is not
+ * registered, or the fixture step failed), naming the key.
+ */
+export function fillExample<T>(example: T, fixture: FixtureValues): T {
+  const fill = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      return v.replace(FIXTURE_PLACEHOLDER, (_m, key: string) => {
+        if (!(FIXTURE_KEYS as readonly string[]).includes(key)) {
+          throw new Error(`unknown fixture key ${JSON.stringify(key)} (known: ${FIXTURE_KEYS.join(", ")})`);
+        }
+        const value = fixture[key as FixtureKey];
+        if (typeof value !== "string") {
+          throw new Error(`this example needs fixture.${key}: register the tool that makes it`);
+        }
+        return value;
+      });
+    }
+    if (Array.isArray(v)) return v.map(fill);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+    return v;
+  };
+  return fill(example) as T;
 }
 
 /** The registry's access check (RegistryOptions.authorize): `access` words, any one admits. */

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   answeredAsExpected,
   BIN,
-  EXAMPLES,
-  type Fixture,
+  exampleCalls,
   type HttpServer,
   handoffSession,
   makeFixture,
@@ -168,11 +167,11 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve --http --config
       json(await inspector([...auth, "--method", "tools/call", "--tool-name", name, ...toolArgs(args)]));
     const fixture = await makeFixture("insp", async (tool, args) => (await call(tool, args)).structuredContent as Sc);
     // One Inspector process per call, a few at a time (each is a fresh client and session).
-    const names = [...TOOL_NAMES];
+    const calls = exampleCalls(fixture);
     const failures: string[] = [];
     const worker = async () => {
-      for (let name = names.shift(); name !== undefined; name = names.shift()) {
-        const args = (EXAMPLES[name] as (f: Fixture) => Sc)(fixture);
+      for (let c = calls.shift(); c !== undefined; c = calls.shift()) {
+        const { name, args } = c;
         const out = await call(name, args);
         if (
           !answeredAsExpected(name, out.isError, out.structuredContent) ||

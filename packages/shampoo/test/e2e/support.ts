@@ -1,8 +1,8 @@
 /**
  * End-to-end support: the real `shampoo` binary in a child process, driven by real MCP clients
  * (the SDK's stdio and Streamable HTTP transports, and the MCP Inspector CLI). The only server
- * module imported is TOOLS (app.ts), so that every tool registered is called — a new tool without
- * an example in EXAMPLES fails these tests until it gets one.
+ * module imported is TOOLS (app.ts), so that every tool registered is called with the examples of
+ * its definition — a new tool without examples fails these tests until it gets some.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -17,135 +17,35 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { TOOLS } from "../../src/app.ts";
+import { type FixtureKey, type FixtureValues, fillExample } from "../../src/tooling.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 export const BIN = join(ROOT, "packages/shampoo/bin/shampoo.mjs");
 export const TOOL_NAMES = TOOLS.map((t) => t.name);
 
-/** What the examples may refer to: made in the same session before the tools are called. */
-export interface Fixture {
-  /** A task in `project`, visible to the caller. */
-  taskId: string;
-  project: string;
-  /** A saved session (when session_save is registered). */
-  sessionId?: string;
-  /** Graph entities in `project` (when create_entities is registered): one with the observation
-   * "fixture observation", one related to it by fixture_rel and linked to the task, one to retire. */
-  entity?: string;
-  entity2?: string;
-  doomed?: string;
-  /** Completed reflection runs of `project` (when reflect_start is registered): one each for
-   * apply, archive and discard, so examples run in any order; and a candidate of the second. */
-  runs?: { apply: string; archive: string; discard: string };
-  candidateId?: string;
-  /** Context governance (when its tools are registered): an assessed chunk with claims, one of
-   * them promoted to `factId` and one left a candidate (`claimId`); a second chunk to ask about. */
-  chunkId?: string;
-  claimId?: string;
-  factId?: string;
-  askChunkId?: string;
-}
+/**
+ * What the examples may refer to (FIXTURE_KEYS, src/tooling.ts, says what each is): made in the
+ * same session before the tools are called, each only when the tool that makes it is registered.
+ */
+export type Fixture = FixtureValues & { taskId: string; project: string };
 
 type Sc = Record<string, unknown>;
-type Example = (f: Fixture) => Sc;
 
-const need = (f: Fixture, key: keyof Fixture): string => {
+const need = (f: Fixture, key: FixtureKey): string => {
   const v = f[key];
-  if (typeof v !== "string") throw new Error(`this example needs fixture.${key}: register the tool that makes it`);
+  if (typeof v !== "string") throw new Error(`this step needs fixture.${key}: register the tool that makes it`);
   return v;
 };
 
 /**
- * A minimal valid argument set per tool name. Every tool in TOOLS must have one (checked): a tool
- * registered without one fails the end-to-end tests, naming it, until it gets one here. Names not
- * (yet) in TOOLS are simply not called.
+ * The calls the e2e suite makes: every example of every tool in TOOLS (catalog order), its
+ * placeholders filled from the fixture (fillExample throws, naming the key, when one is missing).
  */
-export const EXAMPLES: Record<string, Example> = {
-  // Tasks and notes
-  archive_done_tasks: () => ({ older_than_days: 0 }),
-  assign_task: (f) => ({ task_id: f.taskId, assignee: "bob" }),
-  bump_overdue_priority: () => ({}),
-  create_task_or_note: (f) => ({
-    title: "E2E: ship the crash test",
-    project: f.project,
-    section: "next",
-    priority: "high",
-    due_date: "2026-12-01",
-    description: "Kill the writer fifty times and check the history.",
-  }),
-  find_by_title: () => ({ title_fragment: "crash" }),
-  query_tasks: (f) => ({ project: f.project }),
-  ready_context: () => ({}),
-  task_digest: () => ({}),
-  update_task: (f) => ({ task_id: f.taskId, status: "in_progress", notes: "e2e" }),
-  upsert_note_by_title_project: (f) => ({
-    title: "E2E runbook",
-    project: f.project,
-    description: "How the end-to-end tests drive the real binary.",
-  }),
-  // Knowledge graph (each write touches its own part of the fixture, so calls may run in any order)
-  add_observations: (f) => ({ observations: [{ entityName: need(f, "entity"), contents: ["seen by e2e"] }] }),
-  create_entities: (f) => ({
-    entities: [{ name: `e2e gamma ${f.project}`, entityType: "component", observations: ["new"], project: f.project }],
-  }),
-  create_relations: (f) => ({
-    relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "depends_on" }],
-  }),
-  delete_entities: (f) => ({ entityNames: [need(f, "doomed")] }),
-  delete_observations: (f) => ({
-    deletions: [{ entityName: need(f, "entity"), observations: ["fixture observation"] }],
-  }),
-  delete_relations: (f) => ({
-    relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "fixture_rel" }],
-  }),
-  open_nodes: (f) => ({ names: [need(f, "entity")] }),
-  read_graph: () => ({}),
-  search_by_project: (f) => ({ query: "alpha", project: f.project }),
-  search_nodes: () => ({ query: "alpha" }),
-  // Task-entity links
-  get_entity_tasks: (f) => ({ entity_name: need(f, "entity2") }),
-  get_task_links: (f) => ({ task_id: f.taskId }),
-  link_task_entity: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity") }),
-  suggest_task_links: (f) => ({ task_id: f.taskId }),
-  unlink_task_entity: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity2") }),
-  // Sessions
-  close_session: (f) => ({ session_id: need(f, "sessionId") }),
-  resume_context: (f) => ({ session_id: need(f, "sessionId") }),
-  session_recall: () => ({ last_n: 5 }),
-  session_save: (f) => ({
-    summary: "E2E: every tool over every transport",
-    project: f.project,
-    active_files: ["packages/shampoo/src/cli.ts"],
-  }),
-  // Reflection
-  reflect_apply: (f) => ({ run_id: runs(f).apply, applied_by: "e2e" }),
-  reflect_archive: (f) => ({ run_id: runs(f).archive }),
-  reflect_audit: (f) => ({ project: f.project, format: "markdown" }),
-  reflect_cancel: (f) => ({ run_id: runs(f).apply }),
-  reflect_decide: (f) => ({ candidate_id: need(f, "candidateId"), decision: "defer", decided_by: "e2e" }),
-  reflect_discard: (f) => ({ run_id: runs(f).discard, reason: "e2e" }),
-  reflect_history: (f) => ({ project: f.project, include_archived: true }),
-  reflect_review: (f) => ({ run_id: runs(f).archive, decision_filter: "" }),
-  reflect_start: (f) => ({ project: f.project, created_by: "e2e", instructions: "every tool over every transport" }),
-  // Context governance (each example touches its own part of the fixture: any order works)
-  assess_context: (f) => ({ chunk_ref: f.taskId }),
-  audit_memory: () => ({}),
-  build_context_pack: (f) => ({ pack_type: "planner", target_ref: f.taskId }),
-  enrich_context: () => ({ depth: "quick" }),
-  explain_impact: (f) => ({ source_kind: "fact", source_ref: need(f, "factId"), depth: "deep" }),
-  extract_candidate_claims: (f) => ({ chunk_ref: need(f, "chunkId") }),
-  govern_fact: (f) => ({ fact_id: need(f, "factId"), action: "invalidate", rationale: "e2e" }),
-  promote_candidate: (f) => ({ claim_id: need(f, "claimId") }),
-  queue_clarification: (f) => ({ chunk_ref: need(f, "askChunkId"), max_questions: 2 }),
-  record_human_answer: (f) => ({ chunk_ref: need(f, "askChunkId"), answer_text: "It applies to the e2e project." }),
-  replay_memory: () => ({ limit: 5 }),
-  list_memory_issues: () => ({ status: "all" }),
-};
-
-const runs = (f: Fixture): { apply: string; archive: string; discard: string } => {
-  if (!f.runs) throw new Error("this example needs fixture.runs: register reflect_start");
-  return f.runs;
-};
+export function exampleCalls(fixture: Fixture): Array<{ name: string; title: string; args: Sc }> {
+  return TOOLS.flatMap((t) =>
+    (t.examples ?? []).map((e) => ({ name: t.name, title: e.title, args: fillExample(e.input, fixture) })),
+  );
+}
 
 /**
  * Tools whose success needs a state no tool call can make, called anyway: each must answer
@@ -221,14 +121,14 @@ const FIXTURE_STEPS: Array<{
     take: () => ({}),
     via: "create_task_or_note",
   },
-  ...(["apply", "archive", "discard"] as const).map((k) => ({
+  ...(["runApply", "runArchive", "runDiscard"] as const).map((k) => ({
     tool: "reflect_start",
     args: (f: Fixture) => ({ project: f.project, created_by: `e2e fixture ${k}` }),
-    take: (sc: Sc, f: Fixture) => ({ runs: { ...(f.runs as NonNullable<Fixture["runs"]>), [k]: sc.run_id as string } }),
+    take: (sc: Sc) => ({ [k]: sc.run_id as string }),
   })),
   {
     tool: "reflect_review",
-    args: (f) => ({ run_id: runs(f).archive }),
+    args: (f) => ({ run_id: need(f, "runArchive") }),
     take: (sc) => ({ candidateId: (sc.candidates as Array<{ candidate_id: string }>)[0]?.candidate_id }),
   },
   {
@@ -308,9 +208,9 @@ export async function handoffSession(
   return { taskId, sessionId };
 }
 
-/** Tools in TOOLS with no example: must be empty (a failure names them). */
+/** Tools in TOOLS whose definition has no `examples`: must be empty (a failure names them). */
 export function missingExamples(): string[] {
-  return TOOL_NAMES.filter((n) => !(n in EXAMPLES));
+  return TOOLS.filter((t) => !t.examples?.length).map((t) => t.name);
 }
 
 export function tempDir(tag: string): { dir: string; remove(): void } {
@@ -372,21 +272,20 @@ export class Session {
 }
 
 /**
- * Calls every tool in TOOLS (catalog order) with its example, after creating the fixture task.
+ * Calls every tool in TOOLS (catalog order) with each of its examples, after making the fixture.
  * No call may be a protocol error (the SDK would throw) or an isError result: write tools must
- * succeed, and so must reads with valid arguments. Returns each tool's structuredContent.
+ * succeed, and so must reads with valid arguments. Returns each tool's structuredContent (its last example's).
  */
 export async function callEveryTool(s: Session, project: string): Promise<Map<string, Sc>> {
-  expect(missingExamples(), "every tool in TOOLS has an example in EXAMPLES").toEqual([]);
+  expect(missingExamples(), "every tool in TOOLS has examples in its definition").toEqual([]);
   expect(s.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
   const fixture = await makeFixture(project, (tool, args) => s.sc(tool, args));
   const results = new Map<string, Sc>();
-  for (const name of TOOL_NAMES) {
-    const args = (EXAMPLES[name] as Example)(fixture);
+  for (const { name, title, args } of exampleCalls(fixture)) {
     const r = await s.call(name, args);
     expect(
       answeredAsExpected(name, r.isError, r.structuredContent),
-      `${name} ${JSON.stringify(args)} → ${JSON.stringify(r.structuredContent)}`,
+      `${name} (${title}) ${JSON.stringify(args)} → ${JSON.stringify(r.structuredContent)}`,
     ).toBe(true);
     results.set(name, r.structuredContent as Sc);
   }

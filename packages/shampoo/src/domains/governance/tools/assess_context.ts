@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { assessChunk } from "../service/chunks.ts";
 import { inWrite, recordRun } from "../service/write.ts";
 
@@ -42,6 +42,12 @@ export const assess_context = tool({
       annotations_created: { type: "integer" },
     },
   }),
+  examples: [
+    {
+      title: "assess a task as a chunk",
+      input: { chunk_ref: fx("taskId") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {

@@ -46,6 +46,12 @@ export const audit_memory = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "audit all memory",
+      input: {},
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, (w) =>

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { DEFAULT_TOKEN_BUDGET, PACK_TYPES, type PackType } from "../rules/packing.ts";
 import { buildContextPack } from "../service/packs.ts";
 import { inWrite } from "../service/write.ts";
@@ -56,6 +56,12 @@ export const build_context_pack = tool({
       body: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "a planner pack for a task",
+      input: { pack_type: "planner", target_ref: fx("taskId") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {

@@ -24,6 +24,12 @@ export const enrich_context = tool({
       impacts_analyzed: { type: "integer" },
     },
   }),
+  examples: [
+    {
+      title: "a quick enrichment",
+      input: { depth: "quick" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => inWrite(ctx, (w) => enrichContext(w, a.depth === undefined ? "standard" : depthOf(a.depth), a)),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { depthOf, IMPACT_KINDS } from "../rules/impact.ts";
 import { explainImpact } from "../service/impact.ts";
 import { inWrite } from "../service/write.ts";
@@ -37,6 +37,12 @@ export const explain_impact = tool({
       summary: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "the deep impact of a fact",
+      input: { source_kind: "fact", source_ref: fx("factId"), depth: "deep" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, (w) =>

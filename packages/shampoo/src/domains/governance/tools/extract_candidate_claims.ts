@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { PREDICATES, SCOPES, type Scope } from "../rules/claims.ts";
 import { extractCandidateClaims } from "../service/claims.ts";
 import { inWrite, recordRun } from "../service/write.ts";
@@ -35,6 +35,12 @@ export const extract_candidate_claims = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "the claims of an assessed chunk",
+      input: { chunk_ref: fx("chunkId") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { FACT_ACTIONS, type FactAction } from "../rules/facts.ts";
 import { governFact } from "../service/facts.ts";
 import { given, inWrite, isoArg, recordRun } from "../service/write.ts";
@@ -38,6 +38,12 @@ export const govern_fact = tool({
       changed: { const: true },
     },
   }),
+  examples: [
+    {
+      title: "invalidate a fact",
+      input: { fact_id: fx("factId"), action: "invalidate", rationale: "e2e" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => {
     const eff = given(a.effective_at);

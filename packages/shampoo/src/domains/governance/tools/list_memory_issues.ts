@@ -28,6 +28,12 @@ export const list_memory_issues = tool({
       next_offset: { type: ["integer", "null"] },
     },
   }),
+  examples: [
+    {
+      title: "every memory issue",
+      input: { status: "all" },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => {
     const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { MODES, type Mode } from "../rules/promotion.ts";
 import { promoteCandidate } from "../service/claims.ts";
 import { inWrite, recordRun } from "../service/write.ts";
@@ -31,6 +31,12 @@ export const promote_candidate = tool({
       reused_existing_fact: { type: "boolean" },
     },
   }),
+  examples: [
+    {
+      title: "promote a candidate claim",
+      input: { claim_id: fx("claimId") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { MAX_QUESTIONS, QUESTION_TYPES } from "../rules/questions.ts";
 import { queueClarification } from "../service/chunks.ts";
 import { inWrite, recordRun } from "../service/write.ts";
@@ -36,6 +36,12 @@ export const queue_clarification = tool({
       awaiting_human_block: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "ask about a chunk",
+      input: { chunk_ref: fx("askChunkId"), max_questions: 2 },
+    },
+  ],
   kind: "write",
   run: (a, ctx) =>
     inWrite(ctx, async (w) => {

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { recordHumanAnswer } from "../service/chunks.ts";
 import { inWrite, recordRun, refused } from "../service/write.ts";
 
@@ -37,6 +37,12 @@ export const record_human_answer = tool({
       source_hash_updated: { type: "boolean" },
     },
   }),
+  examples: [
+    {
+      title: "answer about a chunk",
+      input: { chunk_ref: fx("askChunkId"), answer_text: "It applies to the e2e project." },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => {
     const answer = String(a.answer_text);

@@ -21,6 +21,12 @@ export const replay_memory = tool({
       contract_version: { const: REPLAY_CONTRACT },
     },
   }),
+  examples: [
+    {
+      title: "the last five memory events",
+      input: { limit: 5 },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => {
     const since = given(a.since_ts);

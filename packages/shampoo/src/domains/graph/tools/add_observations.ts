@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, P, STRINGS } from "../schemas.ts";
 import { addObservations } from "../service.ts";
 
@@ -29,6 +29,12 @@ export const add_observations = tool({
     required: ["added", "observation_ids"],
     properties: { added: COUNT, observation_ids: STRINGS },
   }),
+  examples: [
+    {
+      title: "add an observation",
+      input: { observations: [{ entityName: fx("entity"), contents: ["seen by e2e"] }] },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => addObservations(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, P, STRINGS } from "../schemas.ts";
 import { createEntities } from "../service.ts";
 
@@ -42,6 +42,21 @@ export const create_entities = tool({
     required: ["created", "total_requested", "entity_ids", "observation_ids"],
     properties: { created: COUNT, total_requested: COUNT, entity_ids: STRINGS, observation_ids: STRINGS },
   }),
+  examples: [
+    {
+      title: "one component with an observation",
+      input: {
+        entities: [
+          {
+            name: `e2e gamma ${fx("project")}`,
+            entityType: "component",
+            observations: ["new"],
+            project: fx("project"),
+          },
+        ],
+      },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => createEntities(ctx, a),
 });

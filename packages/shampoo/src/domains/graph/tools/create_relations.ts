@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, RELATION_IN, STRINGS } from "../schemas.ts";
 import { createRelations } from "../service.ts";
 
@@ -13,6 +13,12 @@ export const create_relations = tool({
     required: ["created", "total_requested", "relation_ids"],
     properties: { created: COUNT, total_requested: COUNT, relation_ids: STRINGS },
   }),
+  examples: [
+    {
+      title: "one relation",
+      input: { relations: [{ from: fx("entity"), to: fx("entity2"), relationType: "depends_on" }] },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => createRelations(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, P } from "../schemas.ts";
 import { deleteEntities } from "../service.ts";
 
@@ -12,6 +12,12 @@ export const delete_entities = tool({
     ["entityNames"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
+  examples: [
+    {
+      title: "retire an entity",
+      input: { entityNames: [fx("doomed")] },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => deleteEntities(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, P } from "../schemas.ts";
 import { deleteObservations } from "../service.ts";
 
@@ -25,6 +25,12 @@ export const delete_observations = tool({
     ["deletions"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
+  examples: [
+    {
+      title: "retire an observation",
+      input: { deletions: [{ entityName: fx("entity"), observations: ["fixture observation"] }] },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => deleteObservations(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { COUNT, RELATION_IN } from "../schemas.ts";
 import { deleteRelations } from "../service.ts";
 
@@ -12,6 +12,12 @@ export const delete_relations = tool({
     ["relations"],
   ),
   outputSchema: output({ type: "object", required: ["deleted"], properties: { deleted: COUNT } }),
+  examples: [
+    {
+      title: "retire a relation",
+      input: { relations: [{ from: fx("entity"), to: fx("entity2"), relationType: "fixture_rel" }] },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => deleteRelations(ctx, a),
 });

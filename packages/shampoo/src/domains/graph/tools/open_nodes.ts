@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { RELATION_OUT, STRINGS } from "../schemas.ts";
 import { openNodes } from "../service.ts";
 
@@ -28,6 +28,12 @@ export const open_nodes = tool({
       relations: { type: "array", items: RELATION_OUT },
     },
   }),
+  examples: [
+    {
+      title: "open an entity by name",
+      input: { names: [fx("entity")] },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => openNodes(ctx, a),
 });

@@ -32,6 +32,12 @@ export const read_graph = tool({
       has_more: { type: "boolean" },
     },
   }),
+  examples: [
+    {
+      title: "the whole visible graph",
+      input: {},
+    },
+  ],
   kind: "read",
   run: (a, ctx) => readGraph(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { STRINGS } from "../schemas.ts";
 import { PROJECT_RESULTS, searchByProject } from "../search.ts";
 
@@ -35,6 +35,12 @@ export const search_by_project = tool({
       project: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "search one project",
+      input: { query: "alpha", project: fx("project") },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => searchByProject(ctx, a),
 });

@@ -72,6 +72,12 @@ export const search_nodes = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "search every project",
+      input: { query: "alpha" },
+    },
+  ],
   kind: "read",
   // The text block is the result's JSON as the pack spliced it (search.ts searchNodesText), so a
   // ~16,000-character answer is not serialized twice.

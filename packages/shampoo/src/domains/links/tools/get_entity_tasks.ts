@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { getEntityTasks } from "../service.ts";
 
 export const get_entity_tasks = tool({
@@ -36,6 +36,12 @@ export const get_entity_tasks = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "the tasks linked to an entity",
+      input: { entity_name: fx("entity2") },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => getEntityTasks(ctx, a),
 });

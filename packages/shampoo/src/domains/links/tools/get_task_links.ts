@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { getTaskLinks } from "../service.ts";
 
 export const get_task_links = tool({
@@ -33,6 +33,12 @@ export const get_task_links = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "the entities linked to a task",
+      input: { task_id: fx("taskId") },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => getTaskLinks(ctx, a),
 });

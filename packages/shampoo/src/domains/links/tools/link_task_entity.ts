@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { LABEL_PROGRESS } from "../schemas.ts";
 import { linkTaskEntity } from "../service.ts";
 
@@ -44,6 +44,12 @@ export const link_task_entity = tool({
       created_at: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "link a task to an entity",
+      input: { task_id: fx("taskId"), entity_name: fx("entity") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => linkTaskEntity(ctx, a),
 });

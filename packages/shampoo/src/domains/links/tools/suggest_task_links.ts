@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { SUGGEST_DEFAULT, SUGGEST_MAX } from "../model.ts";
 import { SUGGESTION } from "../schemas.ts";
 import { suggestTaskLinks } from "../service.ts";
@@ -45,6 +45,12 @@ export const suggest_task_links = tool({
       undo_auto_tool: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "suggest links for a task",
+      input: { task_id: fx("taskId") },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => suggestTaskLinks(ctx, a),
 });

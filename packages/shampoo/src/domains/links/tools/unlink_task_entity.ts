@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { unlinkTaskEntity } from "../service.ts";
 
 export const unlink_task_entity = tool({
@@ -23,6 +23,12 @@ export const unlink_task_entity = tool({
       decision_id: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "unlink a task from an entity",
+      input: { task_id: fx("taskId"), entity_name: fx("entity2") },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => unlinkTaskEntity(ctx, a),
 });

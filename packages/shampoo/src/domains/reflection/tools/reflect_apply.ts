@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { applyRun } from "../service/candidates.ts";
 
@@ -44,6 +44,12 @@ export const reflect_apply = tool({
       },
     },
   }),
+  examples: [
+    {
+      title: "apply a completed run",
+      input: { run_id: fx("runApply"), applied_by: "e2e" },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => applyRun(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { archiveRun } from "../service/runs.ts";
 
@@ -13,6 +13,12 @@ export const reflect_archive = tool({
     required: ["run_id", "archived_at", "newly_archived"],
     properties: { run_id: { type: "string" }, archived_at: { type: "string" }, newly_archived: { type: "boolean" } },
   }),
+  examples: [
+    {
+      title: "archive a completed run",
+      input: { run_id: fx("runArchive") },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => archiveRun(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { AUDIT_LIMIT_MAX, CONTRACT_VERSION } from "../rules/model.ts";
 import { FINDING, P, SUMMARY } from "../schemas.ts";
 import { auditReport } from "../service/report.ts";
@@ -33,6 +33,12 @@ export const reflect_audit = tool({
       markdown: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "a project's audit as markdown",
+      input: { project: fx("project"), format: "markdown" },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => auditReport(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { cancelRun } from "../service/runs.ts";
 
@@ -18,6 +18,12 @@ export const reflect_cancel = tool({
       finished_at: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "cancel a run (a terminal one is refused)",
+      input: { run_id: fx("runApply") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => cancelRun(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { decideCandidate } from "../service/candidates.ts";
 
@@ -20,6 +20,12 @@ export const reflect_decide = tool({
     required: ["candidate_id", "decision", "decided_by"],
     properties: { candidate_id: { type: "string" }, decision: { type: "string" }, decided_by: { type: "string" } },
   }),
+  examples: [
+    {
+      title: "defer a candidate",
+      input: { candidate_id: fx("candidateId"), decision: "defer", decided_by: "e2e" },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => decideCandidate(ctx, a),
 });

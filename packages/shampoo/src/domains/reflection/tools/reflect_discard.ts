@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { discardRun } from "../service/runs.ts";
 
@@ -23,6 +23,12 @@ export const reflect_discard = tool({
     required: ["run_id", "rows_deleted"],
     properties: { run_id: { type: "string" }, rows_deleted: { type: "integer", const: 1 } },
   }),
+  examples: [
+    {
+      title: "discard a completed run",
+      input: { run_id: fx("runDiscard"), reason: "e2e" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => discardRun(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { HISTORY_LIMIT } from "../rules/model.ts";
 import { P, RUN } from "../schemas.ts";
 import { runHistory } from "../service/runs.ts";
@@ -33,6 +33,12 @@ export const reflect_history = tool({
       include_archived: { type: "boolean" },
     },
   }),
+  examples: [
+    {
+      title: "a project's runs, archived included",
+      input: { project: fx("project"), include_archived: true },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => runHistory(ctx, a),
 });

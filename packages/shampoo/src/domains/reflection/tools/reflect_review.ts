@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { CATEGORIES, REVIEW_LIMIT } from "../rules/model.ts";
 import { P } from "../schemas.ts";
 import { reviewCandidates } from "../service/candidates.ts";
@@ -67,6 +67,12 @@ export const reflect_review = tool({
       candidate_type_filter: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "review a run's candidates",
+      input: { run_id: fx("runArchive"), decision_filter: "" },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => reviewCandidates(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { CANDIDATE_CAP, CONTRACT_VERSION, INSTRUCTIONS_MAX } from "../rules/model.ts";
 import { P, SUMMARY } from "../schemas.ts";
 import { startReflection } from "../service/runs.ts";
@@ -38,6 +38,12 @@ export const reflect_start = tool({
       error_type: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "start a run on a project",
+      input: { project: fx("project"), created_by: "e2e", instructions: "every tool over every transport" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => startReflection(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { closeSession } from "../service.ts";
 
 export const close_session = tool({
@@ -16,6 +16,12 @@ export const close_session = tool({
     additionalProperties: false,
     properties: { closed: { type: "string" }, matched: { type: "integer", enum: [0, 1] } },
   }),
+  examples: [
+    {
+      title: "close a saved session",
+      input: { session_id: fx("sessionId") },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => closeSession(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { resumeContext } from "../service.ts";
 
 export const resume_context = tool({
@@ -60,6 +60,12 @@ export const resume_context = tool({
       summary: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "resume from a saved session",
+      input: { session_id: fx("sessionId") },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => resumeContext(ctx, a),
 });

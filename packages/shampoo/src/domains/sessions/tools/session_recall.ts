@@ -38,6 +38,12 @@ export const session_recall = tool({
       count: { type: "integer" },
     },
   }),
+  examples: [
+    {
+      title: "the last five sessions",
+      input: { last_n: 5 },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => sessionRecall(ctx, a),
 });

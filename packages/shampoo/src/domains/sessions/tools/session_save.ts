@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { sessionSave } from "../service.ts";
 
 export const session_save = tool({
@@ -36,6 +36,16 @@ export const session_save = tool({
     additionalProperties: false,
     properties: { action: { type: "string", enum: ["created", "updated"] }, session_id: { type: "string" } },
   }),
+  examples: [
+    {
+      title: "save a session with its files",
+      input: {
+        summary: "E2E: every tool over every transport",
+        project: fx("project"),
+        active_files: ["packages/shampoo/src/cli.ts"],
+      },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => sessionSave(ctx, a),
 });

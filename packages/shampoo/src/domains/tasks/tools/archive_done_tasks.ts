@@ -19,6 +19,12 @@ export const archive_done_tasks = tool({
     required: ["archived", "threshold_days"],
     properties: { archived: { type: "integer" }, threshold_days: { type: "integer" } },
   }),
+  examples: [
+    {
+      title: "archive every done task",
+      input: { older_than_days: 0 },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => archiveDoneTasks(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { assignTask } from "../service.ts";
 
 export const assign_task = tool({
@@ -26,6 +26,12 @@ export const assign_task = tool({
       shared_by: { type: ["string", "null"] },
     },
   }),
+  examples: [
+    {
+      title: "assign the fixture task",
+      input: { task_id: fx("taskId"), assignee: "bob" },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => assignTask(ctx, a),
 });

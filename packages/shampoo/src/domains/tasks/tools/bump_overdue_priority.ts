@@ -24,6 +24,12 @@ export const bump_overdue_priority = tool({
       message: { type: "string" },
     },
   }),
+  examples: [
+    {
+      title: "bump every overdue task",
+      input: {},
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => bumpOverduePriority(ctx, a),
 });

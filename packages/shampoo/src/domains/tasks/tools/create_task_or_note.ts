@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { createTaskOrNote } from "../service.ts";
 
@@ -41,6 +41,19 @@ export const create_task_or_note = tool({
       status: { const: "not_started" },
     },
   }),
+  examples: [
+    {
+      title: "a dated, prioritised task",
+      input: {
+        title: "E2E: ship the crash test",
+        project: fx("project"),
+        section: "next",
+        priority: "high",
+        due_date: "2026-12-01",
+        description: "Kill the writer fifty times and check the history.",
+      },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => createTaskOrNote(ctx, a),
 });

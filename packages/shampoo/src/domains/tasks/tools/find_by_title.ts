@@ -72,6 +72,12 @@ export const find_by_title = tool({
       message: { type: ["string", "null"] },
     },
   }),
+  examples: [
+    {
+      title: "tasks whose title holds a word",
+      input: { title_fragment: "crash" },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => findByTitle(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { QUERY_LIMIT, queryTasks, SORT_FIELDS, SORT_ORDERS } from "../read.ts";
 import { P, TASK } from "../schemas.ts";
 
@@ -72,6 +72,12 @@ export const query_tasks = tool({
       message: { const: "No tasks match" },
     },
   }),
+  examples: [
+    {
+      title: "a project's tasks",
+      input: { project: fx("project") },
+    },
+  ],
   kind: "read",
   run: (a, ctx) => queryTasks(ctx, a),
 });

@@ -94,6 +94,12 @@ export const ready_context = tool({
       },
     ],
   }),
+  examples: [
+    {
+      title: "what is ready to work on",
+      input: {},
+    },
+  ],
   kind: "read",
   run: (a, ctx) => readyContext(ctx, a),
 });

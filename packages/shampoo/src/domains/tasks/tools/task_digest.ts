@@ -25,6 +25,12 @@ export const task_digest = tool({
       status_counts: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
     },
   }),
+  examples: [
+    {
+      title: "the digest of every task",
+      input: {},
+    },
+  ],
   kind: "read",
   run: (a, ctx) => taskDigest(ctx, a),
 });

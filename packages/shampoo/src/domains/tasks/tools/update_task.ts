@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { P } from "../schemas.ts";
 import { updateTask } from "../service.ts";
 
@@ -42,6 +42,12 @@ export const update_task = tool({
     required: ["updated", "fields"],
     properties: { updated: { type: "string" }, fields: { type: "array", items: { type: "string" } } },
   }),
+  examples: [
+    {
+      title: "start a task with a note",
+      input: { task_id: fx("taskId"), status: "in_progress", notes: "e2e" },
+    },
+  ],
   kind: "write",
   run: (a, ctx) => updateTask(ctx, a),
 });

@@ -1,4 +1,4 @@
-import { input, output, tool } from "../../../tooling.ts";
+import { fx, input, output, tool } from "../../../tooling.ts";
 import { PRIORITIES, SECTIONS } from "../model.ts";
 import { P } from "../schemas.ts";
 import { MATCHED_ON, upsertNoteByTitleProject } from "../service.ts";
@@ -52,6 +52,16 @@ export const upsert_note_by_title_project = tool({
       fields: { type: "array", items: { type: "string" } },
     },
   }),
+  examples: [
+    {
+      title: "write a project's runbook note",
+      input: {
+        title: "E2E runbook",
+        project: fx("project"),
+        description: "How the end-to-end tests drive the real binary.",
+      },
+    },
+  ],
   kind: "idempotent",
   run: (a, ctx) => upsertNoteByTitleProject(ctx, a),
 });
