@@ -18,14 +18,10 @@
  *
  *   npm run bench -- consolidation [--subjects 20] [--updates 50] [--db sqlite,postgres]
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionInfo } from "kernel";
-import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { localCaller, scopeOf } from "shampoo/access/caller.ts";
-import { openShampoo, type Shampoo } from "shampoo/app.ts";
+import type { Shampoo } from "shampoo/app.ts";
 import { trueAtRows } from "shampoo/domains/governance/store.ts";
 import {
   type Benchmark,
@@ -37,11 +33,11 @@ import {
   machineLine,
   markdownTable,
   now,
-  onCleanup,
   Samples,
   sleep,
   writeResults,
 } from "./lib.ts";
+import { openBenchShampoo } from "./shampoo-store.ts";
 
 type Kind = "sqlite" | "postgres";
 const CALLER = localCaller("bench");
@@ -54,16 +50,8 @@ function session(): SessionInfo {
   return { sessionId: "bench", transport: "memory", clientInfo: () => undefined, log: async () => {} };
 }
 
-async function open(kind: Kind): Promise<{ shampoo: Shampoo; drop(): Promise<void> }> {
-  const resolveCaller = () => CALLER;
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "shampoo-bench-consolidation-"));
-    const drop = onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
-    return { shampoo: await openShampoo({ db: join(dir, "shampoo.db"), resolveCaller }), drop };
-  }
-  const schema = `bench_consolidation_${process.pid}_${Date.now().toString(36)}`;
-  const drop = onCleanup(async () => dropPgSchema(schema));
-  return { shampoo: await openShampoo({ db: PG_URL, pgSchema: schema, resolveCaller }), drop };
+function open(kind: Kind): Promise<{ shampoo: Shampoo; drop(): Promise<void> }> {
+  return openBenchShampoo(kind, "consolidation", () => CALLER);
 }
 
 interface Accuracy {

@@ -21,15 +21,11 @@
  *   npm run bench -- reflection [--tasks 100000] [--facts 50000] [--db sqlite,postgres] [--warmup 1] [--duration 5]
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { iso, type SessionInfo, sql } from "kernel";
 import { rng } from "kernel/rng.ts";
-import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { type Caller, localCaller, makeCaller } from "shampoo/access/caller.ts";
-import { openShampoo, type Shampoo } from "shampoo/app.ts";
+import type { Shampoo } from "shampoo/app.ts";
 import type { ClaimRow, FactRow } from "shampoo/domains/governance/schema/tables.ts";
 import { normalizeTitle } from "shampoo/domains/tasks/model.ts";
 import type { TaskRow } from "shampoo/store/schema.ts";
@@ -43,11 +39,11 @@ import {
   machineLine,
   markdownTable,
   now,
-  onCleanup,
   Samples,
   timedLoop,
   writeResults,
 } from "./lib.ts";
+import { openBenchShampoo } from "./shampoo-store.ts";
 
 const SEED = 20261201;
 const NOW = Date.now();
@@ -63,16 +59,8 @@ function session(id: string): SessionInfo {
   return { sessionId: id, transport: "memory", clientInfo: () => undefined, log: async () => {} };
 }
 
-async function open(kind: Kind): Promise<{ shampoo: Shampoo; drop(): Promise<void> }> {
-  const resolveCaller = (s: SessionInfo) => CALLERS[s.sessionId] as Caller;
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "shampoo-bench-reflection-"));
-    const drop = onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
-    return { shampoo: await openShampoo({ db: join(dir, "shampoo.db"), resolveCaller }), drop };
-  }
-  const schema = `bench_reflection_${process.pid}_${Date.now().toString(36)}`;
-  const drop = onCleanup(async () => dropPgSchema(schema));
-  return { shampoo: await openShampoo({ db: PG_URL, pgSchema: schema, resolveCaller }), drop };
+function open(kind: Kind): Promise<{ shampoo: Shampoo; drop(): Promise<void> }> {
+  return openBenchShampoo(kind, "reflection", (s: SessionInfo) => CALLERS[s.sessionId] as Caller);
 }
 
 interface Targets {
