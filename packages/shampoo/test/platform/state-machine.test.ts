@@ -1,7 +1,7 @@
-import { DomainError } from "kernel";
+import { DomainError, sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lifecycleOf } from "../../src/platform/lifecycle.ts";
+import { adoptLifecycle, LIFECYCLE_AUDIT_COLUMNS, lifecycleOf } from "../../src/platform/lifecycle.ts";
 import { defineStateMachine } from "../../src/platform/state-machine.ts";
 import { write } from "../../src/platform/write.ts";
 import { platformDb } from "./support.ts";
@@ -111,27 +111,87 @@ for (const dialect of DIALECTS) {
         state: "void",
         version: 2,
       });
-      const row = await p.db.db
-        .selectFrom("t_items" as never)
-        .selectAll()
-        .where("id" as never, "=", "m3" as never)
-        .executeTakeFirstOrThrow();
+      const itemRow = (id: string) =>
+        p.db.db
+          .selectFrom("t_items" as never)
+          .selectAll()
+          .where("id" as never, "=", id as never)
+          .executeTakeFirstOrThrow();
+      const row = await itemRow("m3");
       expect(row).toMatchObject({
         lifecycle: "void",
-        lifecycle_by: "bob",
-        lifecycle_reason: "duplicate",
-        lifecycle_at: "2026-12-01T11:00:00.000Z",
+        voided_by: "bob",
+        void_reason: "duplicate",
+        voided_at: "2026-12-01T11:00:00.000Z",
       });
+      p.clock.set("2026-12-01T12:00:00.000Z");
       expect(await write(p.ctx(), (w) => life.revive(w, "m3", 2))).toMatchObject({ state: "live", version: 3 });
-      expect(await write(p.ctx(), (w) => life.retire(w, "m3", 3, "obsolete"))).toMatchObject({
+      // A revive stamps its own columns and keeps the void stamps as last-void evidence.
+      expect(await itemRow("m3")).toMatchObject({
+        lifecycle: "live",
+        revived_at: "2026-12-01T12:00:00.000Z",
+        voided_by: "bob",
+        void_reason: "duplicate",
+      });
+      expect(await write(p.ctx("carol"), (w) => life.retire(w, "m3", 3, "obsolete"))).toMatchObject({
         state: "retired",
         version: 4,
+      });
+      expect(await itemRow("m3")).toMatchObject({
+        lifecycle: "retired",
+        retired_by: "carol",
+        retire_reason: "obsolete",
       });
       expect(await conflictOf(write(p.ctx(), (w) => life.revive(w, "m3", 4)))).toMatchObject({
         code: "state_conflict",
         current_state: "retired",
         allowed_moves: [],
       });
+    });
+
+    it("adoptLifecycle moves a legacy table onto the vocabulary: values mapped, audit columns renamed or added, indexes follow", async () => {
+      const db = p.db.db;
+      await sql`CREATE TABLE t_legacy (id text PRIMARY KEY, profile text NOT NULL, status text NOT NULL,
+        removed_at text, removed_by text)`.execute(db);
+      await sql`CREATE INDEX t_legacy_status ON t_legacy (profile, status)`.execute(db);
+      await sql`INSERT INTO t_legacy VALUES ('a', 'p', 'active', NULL, NULL), ('b', 'p', 'removed', 'T1', 'bob'),
+        ('c', 'p', 'stale', NULL, NULL)`.execute(db);
+      await adoptLifecycle(db as never, dialect, {
+        table: "t_legacy",
+        state: { column: "status", map: { removed: "void", stale: "retired" } },
+        rename: { removed_at: "voided_at", removed_by: "voided_by" },
+      });
+      const rows = await sql<Record<string, unknown>>`SELECT * FROM t_legacy ORDER BY id`.execute(db);
+      expect(rows.rows.map((r) => [r.id, r.lifecycle, r.voided_at, r.voided_by])).toEqual([
+        ["a", "live", null, null],
+        ["b", "void", "T1", "bob"],
+        ["c", "retired", null, null],
+      ]);
+      expect(Object.keys(rows.rows[0] ?? {}).sort()).toEqual(
+        ["id", "profile", "lifecycle", ...LIFECYCLE_AUDIT_COLUMNS].sort(),
+      );
+      // A workflow status that also marked the lifecycle stays, with lifecycle beside it.
+      await sql`CREATE TABLE t_runs (id text PRIMARY KEY, status text NOT NULL, discarded_at text)`.execute(db);
+      await sql`INSERT INTO t_runs VALUES ('r1', 'completed', NULL), ('r2', 'discarded', 'T2')`.execute(db);
+      await adoptLifecycle(db as never, dialect, {
+        table: "t_runs",
+        state: { column: "status", map: { discarded: "retired" }, keep: true },
+        rename: { discarded_at: "retired_at" },
+      });
+      const runs = await sql<
+        Record<string, unknown>
+      >`SELECT id, status, lifecycle, retired_at FROM t_runs ORDER BY id`.execute(db);
+      expect(runs.rows).toEqual([
+        { id: "r1", status: "completed", lifecycle: "live", retired_at: null },
+        { id: "r2", status: "discarded", lifecycle: "retired", retired_at: "T2" },
+      ]);
+      // The renamed state column kept its index.
+      const indexed =
+        dialect === "postgres"
+          ? await sql<{ name: string }>`SELECT indexdef AS name FROM pg_indexes
+              WHERE schemaname = current_schema() AND indexname = 't_legacy_status'`.execute(db)
+          : await sql<{ name: string }>`SELECT name FROM pragma_index_info('t_legacy_status')`.execute(db);
+      expect(indexed.rows.map((r) => r.name).join(" ")).toContain("lifecycle");
     });
 
     it("a machine that names an undeclared state is refused at definition", () => {

@@ -23,9 +23,8 @@ export async function platformDb(dialect: DialectName): Promise<{
   await migrateModules(db, MODULES);
   // A table for state-machine tests: the shape a module's row with a lifecycle has.
   await sql`CREATE TABLE t_items (id text PRIMARY KEY, profile text NOT NULL, state text NOT NULL, version integer NOT NULL,
-    lifecycle text NOT NULL DEFAULT 'live', lifecycle_at text, lifecycle_by text, lifecycle_reason text, note text)`.execute(
-    db.db,
-  );
+    lifecycle text NOT NULL DEFAULT 'live', voided_at text, voided_by text, void_reason text, revived_at text, revived_by text,
+    retired_at text, retired_by text, retire_reason text, note text)`.execute(db.db);
   const clock = new ManualClock("2026-12-01T10:00:00.000Z");
   return {
     db,
