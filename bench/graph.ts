@@ -377,7 +377,8 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
   const dialect = s.database.dialect;
   const batch = 5000;
   const ids = c.entities.map(() => randomUUID());
-  const stamp = { created_at: at, created_by: "bench", voided_at: null, voided_by: null, last_event_id: "bench" };
+  // Live rows, never moved: the lifecycle audit columns stay NULL.
+  const stamp = { created_at: at, created_by: "bench", lifecycle: "live", last_event_id: "bench" };
   const tick = progress(`${label} entities`, c.entities.length);
   const t0 = now();
   await withIndexesDeferred(db, dialect, GRAPH_TABLES, async () => {
@@ -398,7 +399,6 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
             entity_type: e.entityType,
             alias_text: "",
             visibility: "shared",
-            status: "active",
             updated_at: at,
             ...stamp,
           });
@@ -412,7 +412,6 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
               content,
               content_hash: contentHash(content),
               ord: k + 1,
-              status: "active",
               ...stamp,
             });
           });
@@ -429,7 +428,6 @@ export async function seedTables(s: Shampoo, c: Corpus, label: string): Promise<
       from_id: ids[rel.from] as string,
       to_id: ids[rel.to] as string,
       relation_type: rel.relationType,
-      status: "active",
       ...stamp,
     }));
     for (let i = 0; i < rels.length; i += 20_000) {

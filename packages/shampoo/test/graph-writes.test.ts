@@ -1,3 +1,4 @@
+import { iso } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
@@ -96,8 +97,13 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     h.clock.advance(60_000);
     expect(await agent.sc("delete_entities", { entityNames: ["Stale Vendor Ltd"] })).toEqual({ deleted: 1 });
     const voided = await entityRow(id);
-    expect(voided).toMatchObject({ status: "voided", voided_by: agent.caller.principal });
-    expect(voided.voided_at).not.toBeNull();
+    expect(voided).toMatchObject({
+      lifecycle: "void",
+      voided_at: iso(h.clock.now()),
+      voided_by: agent.caller.principal,
+      revived_at: null,
+      revived_by: null,
+    });
     // Already retired, unknown: zero.
     expect(await agent.sc("delete_entities", { entityNames: ["Stale Vendor Ltd", "Nobody"] })).toEqual({ deleted: 0 });
     h.clock.advance(60_000);
@@ -107,11 +113,13 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     expect(again).toMatchObject({ created: 1, entity_ids: [id] });
     const revived = await entityRow(id);
     expect(revived).toMatchObject({
-      status: "active",
+      lifecycle: "live",
       created_at: before.created_at,
       created_by: before.created_by,
       voided_at: voided.voided_at,
       voided_by: voided.voided_by,
+      revived_at: iso(h.clock.now()),
+      revived_by: agent.caller.principal,
     });
     expect(revived.updated_at > before.updated_at).toBe(true);
     const events = await h.db.db
@@ -155,7 +163,7 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
       added: 0,
       observation_ids: [],
     });
-    // Nothing was rewritten: the rows are still there, still active.
+    // Nothing was rewritten: the rows are still there, still live.
     const after = await counts();
     expect(after.observations).toBe(rowsBefore.observations);
     const hub = await h.db.db
@@ -165,12 +173,16 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
       .executeTakeFirstOrThrow();
     const obs = await h.db.db
       .selectFrom("shampoo_observations")
-      .select("status")
+      .select("lifecycle")
       .where("entity_id", "=", hub.id)
       .execute();
-    expect(obs.map((o) => o.status)).toEqual(["active", "active"]);
-    const rel = await h.db.db.selectFrom("shampoo_relations").select("status").where("from_id", "=", hub.id).execute();
-    expect(rel.map((r) => r.status)).toEqual(["active"]);
+    expect(obs.map((o) => o.lifecycle)).toEqual(["live", "live"]);
+    const rel = await h.db.db
+      .selectFrom("shampoo_relations")
+      .select("lifecycle")
+      .where("from_id", "=", hub.id)
+      .execute();
+    expect(rel.map((r) => r.lifecycle)).toEqual(["live"]);
     // Revive: everything resolves again.
     await agent.sc("create_entities", { entities: [{ name: "Hub", entityType: "svc", project: p }] });
     expect(await open(agent, ["Hub", "Spoke"])).toEqual({
@@ -196,7 +208,11 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     });
     expect(r.added).toBe(2);
     expect(r.observation_ids).toHaveLength(2);
-    const secondId = (r.observation_ids as string[])[0];
+    const secondId = (r.observation_ids as string[])[0] as string;
+    const obsRow = () =>
+      h.db.db.selectFrom("shampoo_observations").selectAll().where("id", "=", secondId).executeTakeFirstOrThrow();
+    h.clock.advance(60_000);
+    const voidAt = iso(h.clock.now());
     expect(
       await agent.sc("delete_observations", {
         deletions: [{ entityName: "Note Target", observations: ["second", 7, "nope"] }],
@@ -207,10 +223,25 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     expect((await open(agent, ["Note Target"])).entities).toEqual([
       { name: "Note Target", entityType: "t", observations: ["first", "third"], project: p },
     ]);
+    expect(await obsRow()).toMatchObject({
+      lifecycle: "void",
+      voided_at: voidAt,
+      voided_by: agent.caller.principal,
+      revived_at: null,
+    });
+    h.clock.advance(60_000);
     const again = await agent.sc("add_observations", {
       observations: [{ entityName: "Note Target", contents: ["second"] }],
     });
     expect(again).toEqual({ added: 1, observation_ids: [secondId] });
+    // Revived: live again, its void stamps kept as last-void evidence.
+    expect(await obsRow()).toMatchObject({
+      lifecycle: "live",
+      voided_at: voidAt,
+      voided_by: agent.caller.principal,
+      revived_at: iso(h.clock.now()),
+      revived_by: agent.caller.principal,
+    });
     // A revived observation keeps its place in the order.
     expect((await open(agent, ["Note Target"])).entities).toEqual([
       { name: "Note Target", entityType: "t", observations: ["first", "second", "third"], project: p },
@@ -218,7 +249,7 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     const events = await h.db.db
       .selectFrom("shampoo_history")
       .select("action")
-      .where("entity_id", "=", secondId as string)
+      .where("entity_id", "=", secondId)
       .orderBy("seq")
       .execute();
     expect(events.map((e) => e.action)).toEqual(["create", "void", "revive"]);
@@ -397,6 +428,14 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     const ids = r.relation_ids as string[];
     expect(ids).toHaveLength(3);
     expect(ids[0]).toBe(ids[1]);
+    const relRow = () =>
+      h.db.db
+        .selectFrom("shampoo_relations")
+        .selectAll()
+        .where("id", "=", ids[0] as string)
+        .executeTakeFirstOrThrow();
+    h.clock.advance(60_000);
+    const voidAt = iso(h.clock.now());
     expect(
       await agent.sc("delete_relations", {
         relations: [
@@ -410,8 +449,17 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     expect(
       await agent.sc("delete_relations", { relations: [{ from: "R1", to: "R2", relationType: "knows" }] }),
     ).toEqual({ deleted: 0 });
+    expect(await relRow()).toMatchObject({ lifecycle: "void", voided_at: voidAt, voided_by: agent.caller.principal });
+    h.clock.advance(60_000);
     const back = await agent.sc("create_relations", { relations: [{ from: "R1", to: "R2", relationType: "knows" }] });
     expect(back).toEqual({ created: 1, total_requested: 1, relation_ids: [ids[0]] });
+    expect(await relRow()).toMatchObject({
+      lifecycle: "live",
+      voided_at: voidAt,
+      voided_by: agent.caller.principal,
+      revived_at: iso(h.clock.now()),
+      revived_by: agent.caller.principal,
+    });
   });
 
   it("keeps the untagged enclave closed without an explicit grant; star does not open it", async () => {

@@ -55,11 +55,11 @@ describe.each(DIALECTS)("reflection runs (%s)", (dialect) => {
     const { p } = await seedMemory(h, admin);
     const audit = await ok(admin, "reflect_audit", { limit_per_category: 1000 });
     const tasks = (await h.db.db.selectFrom("shampoo_tasks").selectAll().execute()) as unknown as TaskFact[];
-    const ents = await h.db.db.selectFrom("shampoo_entities").selectAll().where("status", "=", "active").execute();
+    const ents = await h.db.db.selectFrom("shampoo_entities").selectAll().where("lifecycle", "=", "live").execute();
     const live = await h.db.db
       .selectFrom("shampoo_observations")
       .select("entity_id")
-      .where("status", "=", "active")
+      .where("lifecycle", "=", "live")
       .execute();
     const withObs = new Set(live.map((o) => o.entity_id));
     const entities = ents.map((e) => ({ ...e, active_observations: withObs.has(e.id) ? 1 : 0 })) as EntityFact[];

@@ -282,10 +282,10 @@ function entityProbeSql(sqlite: boolean, cols: Fragment, match: unknown, limit: 
   return sqlite
     ? sql`SELECT * FROM (SELECT ${cols}
           FROM shampoo_entities_fts JOIN shampoo_entities e ON e.rid = shampoo_entities_fts.rowid
-          WHERE shampoo_entities_fts MATCH ${match} AND e.status = 'active' AND ${visibleSql("e", ms)}
+          WHERE shampoo_entities_fts MATCH ${match} AND e.lifecycle = 'live' AND ${visibleSql("e", ms)}
           ORDER BY shampoo_entities_fts.rowid DESC LIMIT ${limit})`
     : sql`(SELECT ${cols} FROM shampoo_entities e
-          WHERE e.search @@ to_tsquery('simple', ${match}) AND e.status = 'active' AND ${visibleSql("e", ms)}
+          WHERE e.search @@ to_tsquery('simple', ${match}) AND e.lifecycle = 'live' AND ${visibleSql("e", ms)}
           LIMIT ${limit})`;
 }
 
@@ -306,12 +306,12 @@ function observationProbeSql(
           JOIN shampoo_observations o ON o.rid = shampoo_observations_fts.rowid
           JOIN shampoo_entities e ON e.id = o.entity_id
           WHERE shampoo_observations_fts MATCH ${match}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+            AND o.lifecycle = 'live' AND e.lifecycle = 'live' AND ${visibleSql("e", ms)}
           ORDER BY shampoo_observations_fts.rowid DESC LIMIT ${limit})`
     : sql`(SELECT ${cols}
           FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
           WHERE o.search @@ to_tsquery('simple', ${match}) AND o.profile = ${ms.profile}
-            AND o.status = 'active' AND e.status = 'active' AND ${visibleSql("e", ms)}
+            AND o.lifecycle = 'live' AND e.lifecycle = 'live' AND ${visibleSql("e", ms)}
           LIMIT ${limit})`;
 }
 
@@ -521,7 +521,7 @@ export interface HeadRow {
 
 /**
  * The first `n` live observations (heads) of each entity: per entity, an index-only probe of
- * (entity_id, status, ord) picks the rows, so only those are read, however many an entity has.
+ * (entity_id, lifecycle, ord) picks the rows, so only those are read, however many an entity has.
  */
 export async function firstObservations(
   db: Db,
@@ -538,11 +538,11 @@ export async function firstObservations(
       return dialect === "sqlite"
         ? sql`SELECT ${cols} FROM json_each(${m.ids}) j, shampoo_observations o
           WHERE o.rid IN (SELECT o2.rid FROM shampoo_observations o2
-            WHERE o2.entity_id = j.value AND o2.status = 'active' ORDER BY o2.ord LIMIT ${m.n})
+            WHERE o2.entity_id = j.value AND o2.lifecycle = 'live' ORDER BY o2.ord LIMIT ${m.n})
           ORDER BY o.entity_id, o.ord`
         : sql`SELECT ${cols} FROM unnest(${m.ids}::text[]) AS j(id)
           CROSS JOIN LATERAL (SELECT * FROM shampoo_observations o2
-            WHERE o2.entity_id = j.id AND o2.status = 'active' ORDER BY o2.ord LIMIT ${m.n}) o
+            WHERE o2.entity_id = j.id AND o2.lifecycle = 'live' ORDER BY o2.ord LIMIT ${m.n}) o
           ORDER BY o.entity_id, o.ord`;
     },
     { head: HEAD_CHARS, ids: dialect === "sqlite" ? JSON.stringify(entityIds) : entityIds, n },
@@ -587,12 +587,12 @@ export async function neighbours(db: Db, s: GraphScope, seeds: string[], limit: 
       return sql`
     SELECT n.seed, ${ENTITY_COLS} FROM (
       SELECT r.from_id AS seed, r.to_id AS other FROM shampoo_relations r
-        WHERE r.from_id IN (${ids}) AND r.status = 'active'
+        WHERE r.from_id IN (${ids}) AND r.lifecycle = 'live'
       UNION
       SELECT r.to_id AS seed, r.from_id AS other FROM shampoo_relations r
-        WHERE r.to_id IN (${ids}) AND r.status = 'active'
+        WHERE r.to_id IN (${ids}) AND r.lifecycle = 'live'
     ) n CROSS JOIN shampoo_entities e
-    WHERE e.id = n.other AND e.status = 'active' AND ${visibleSql("e", scopeMarks(s, m))}
+    WHERE e.id = n.other AND e.lifecycle = 'live' AND ${visibleSql("e", scopeMarks(s, m))}
     LIMIT ${m.limit}`;
     },
     values,
@@ -646,7 +646,7 @@ export async function substringPool(
   subs: string[],
   limit: number,
 ): Promise<string[]> {
-  const where = sql`e.status = 'active' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}`;
+  const where = sql`e.lifecycle = 'live' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}`;
   let entityRows: { id: string }[];
   let obsRows: { id: string }[];
   if (dialect === "sqlite" && subs.every((x) => [...x].length >= 3)) {
@@ -658,7 +658,7 @@ export async function substringPool(
     obsRows = (
       await sql<{ id: string }>`SELECT DISTINCT e.id FROM shampoo_observations_tri t
         JOIN shampoo_observations o ON o.rid = t.rowid JOIN shampoo_entities e ON e.id = o.entity_id
-        WHERE shampoo_observations_tri MATCH ${match} AND o.status = 'active' AND ${where} LIMIT ${limit}`.execute(db)
+        WHERE shampoo_observations_tri MATCH ${match} AND o.lifecycle = 'live' AND ${where} LIMIT ${limit}`.execute(db)
     ).rows;
   } else {
     // SQLite LIKE folds ASCII case; PostgreSQL compares the folded, lowercased expressions that
@@ -683,7 +683,7 @@ export async function substringPool(
       await sql<{
         id: string;
       }>`SELECT DISTINCT e.id FROM shampoo_observations o JOIN shampoo_entities e ON e.id = o.entity_id
-        WHERE e.profile = ${s.profile} AND o.status = 'active' AND (${anyOf(obsDoc)}) AND ${where}
+        WHERE e.profile = ${s.profile} AND o.lifecycle = 'live' AND (${anyOf(obsDoc)}) AND ${where}
         LIMIT ${limit}`.execute(db)
     ).rows;
   }
@@ -695,7 +695,7 @@ export async function substringPool(
 /** The first `limit` live visible entities of a project by name (blank search_by_project). */
 export async function projectListing(db: Db, s: GraphScope, project: string | null, limit: number): Promise<string[]> {
   const r = await sql<{ id: string }>`SELECT e.id FROM shampoo_entities e
-    WHERE e.profile = ${s.profile} AND e.status = 'active' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}
+    WHERE e.profile = ${s.profile} AND e.lifecycle = 'live' AND ${projectIs("e", project)} AND ${visibleSql("e", s)}
     ORDER BY e.name, e.id LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => x.id);
 }

@@ -200,13 +200,13 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
   const progress = opts.onProgress ?? (() => {});
   const inProject = (a: string) =>
     project === null ? sql`${sql.ref(`${a}.project`)} IS NULL` : sql`${sql.ref(`${a}.project`)} = ${project}`;
-  const live = (a: string) => sql`${sql.ref(`${a}.status`)} = 'active' AND ${inProject(a)} AND ${visibleSql(a, s)}`;
+  const live = (a: string) => sql`${sql.ref(`${a}.lifecycle`)} = 'live' AND ${inProject(a)} AND ${visibleSql(a, s)}`;
   await read(ctx, async (db) => {
     const counts = await sql<{ entities: number | string; relations: number | string }>`SELECT
       (SELECT count(*) FROM shampoo_entities e WHERE e.profile = ${s.profile} AND ${live("e")}) AS entities,
       (SELECT count(*) FROM shampoo_relations r
         JOIN shampoo_entities f ON f.id = r.from_id JOIN shampoo_entities t ON t.id = r.to_id
-        WHERE r.profile = ${s.profile} AND r.status = 'active' AND ${live("f")} AND ${live("t")}) AS relations`.execute(
+        WHERE r.profile = ${s.profile} AND r.lifecycle = 'live' AND ${live("f")} AND ${live("t")}) AS relations`.execute(
       db,
     );
     const totalEntities = Number(counts.rows[0]?.entities ?? 0);
@@ -250,7 +250,7 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
       const edges = await sql<{ from: string; to: string; relation_type: string }>`
         SELECT f.name AS "from", t.name AS "to", r.relation_type FROM shampoo_relations r
           JOIN shampoo_entities f ON f.id = r.from_id JOIN shampoo_entities t ON t.id = r.to_id
-        WHERE r.from_id IN (${sql.join(page.map((e) => e.id))}) AND r.status = 'active' AND ${live("t")}
+        WHERE r.from_id IN (${sql.join(page.map((e) => e.id))}) AND r.lifecycle = 'live' AND ${live("t")}
         ORDER BY f.name, t.name, r.relation_type`.execute(db);
       for (const r of edges.rows) {
         await opts.write(JSON.stringify({ type: "relation", from: r.from, to: r.to, relationType: r.relation_type }));

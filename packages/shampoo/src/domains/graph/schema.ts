@@ -1,18 +1,26 @@
 import { type Generated, sql } from "kernel";
+import { adoptLifecycle, type LifecycleColumns } from "../../platform/lifecycle.ts";
 import type { Up } from "../../store/schema.ts";
 import { mentionWords } from "./model.ts";
 
 /**
- * Knowledge-graph tables. Nothing is ever physically deleted: rows move active → voided with
- * voided_at/voided_by stamps and revive by identity (same id) when re-created. Entity names are
- * unique per profile (name_norm), across projects: a name resolves to one identity.
+ * Knowledge-graph tables. Nothing is ever physically deleted: entities, observations, relations
+ * and aliases carry the never-delete vocabulary (platform/lifecycle.ts): `lifecycle` live | void
+ * and the audit columns of each move. delete_* void a row (voided_at / voided_by / void_reason)
+ * and re-creating it revives the same id (revived_at / revived_by), the void stamps kept as
+ * last-void evidence. No graph row is retired, so retired_* stay null. Entity names are unique per
+ * profile (name_norm), across projects: a name resolves to one identity.
  *
  * Entities and observations also have an integer column `rid`, absent from the row types (it is
  * generated and only raw search SQL uses it): on SQLite it is the rowid (INTEGER PRIMARY KEY),
  * which the external-content FTS5 tables point at and which VACUUM never renumbers; on
  * PostgreSQL it is a plain bigserial kept for the same table shape.
  */
-export interface EntityRow {
+
+/** The lifecycle columns of a graph row: live or void (nothing in the graph is retired). */
+export type GraphLifecycle = Omit<LifecycleColumns, "lifecycle"> & { lifecycle: "live" | "void" };
+
+export interface EntityRow extends GraphLifecycle {
   id: string;
   profile: string;
   project: string | null;
@@ -24,16 +32,13 @@ export interface EntityRow {
   alias_text: string;
   /** shared: everyone with the project grant; private: its creator only (within the grant). */
   visibility: "shared" | "private";
-  status: "active" | "voided";
   created_at: string;
   created_by: string;
   updated_at: string;
-  voided_at: string | null;
-  voided_by: string | null;
   last_event_id: string;
 }
 
-export interface ObservationRow {
+export interface ObservationRow extends GraphLifecycle {
   id: string;
   entity_id: string;
   profile: string;
@@ -42,36 +47,29 @@ export interface ObservationRow {
   content_hash: string;
   /** Order within the entity (creation order; a revived observation keeps its place). */
   ord: number;
-  status: "active" | "voided";
   created_at: string;
   created_by: string;
-  voided_at: string | null;
-  voided_by: string | null;
   last_event_id: string;
 }
 
-export interface RelationRow {
+export interface RelationRow extends GraphLifecycle {
   id: string;
   profile: string;
   from_id: string;
   to_id: string;
   relation_type: string;
-  status: "active" | "voided";
   created_at: string;
   created_by: string;
-  voided_at: string | null;
-  voided_by: string | null;
   last_event_id: string;
 }
 
-export interface AliasRow {
+/** No tool voids an alias yet; the row carries the vocabulary like the other graph tables. */
+export interface AliasRow extends GraphLifecycle {
   id: string;
   entity_id: string;
   profile: string;
   alias: string;
   alias_norm: string;
-  /** No tool retires an alias yet; the column keeps the no-delete shape of the other tables. */
-  status: "active" | "voided";
   created_at: string;
   created_by: string;
 }
@@ -318,6 +316,18 @@ export const graphMigrations: Record<string, Up> = {
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
+    }
+  },
+  /**
+   * The graph's four tables onto the never-delete vocabulary (platform/lifecycle.ts): `status`
+   * active | voided becomes `lifecycle` live | void, voided_at / voided_by keep their names and
+   * the other audit columns are added. The indexes on status (entity pages and project lists,
+   * observation order, relation ends) follow the rename; none names a status value, and the
+   * SQLite FTS triggers never read the column.
+   */
+  async "0004_lifecycle"(db, dialect) {
+    for (const table of ["shampoo_entities", "shampoo_observations", "shampoo_relations", "shampoo_aliases"]) {
+      await adoptLifecycle(db, dialect, { table, state: { column: "status", map: { voided: "void" } } });
     }
   },
 };

@@ -302,7 +302,7 @@ async function gather(db: Db, engine: Engine, s: GraphScope, q: ParsedQuery): Pr
       .selectFrom("shampoo_entities as e")
       .select(["e.id", "e.name", "e.name_norm", "e.entity_type", "e.project", "e.alias_text"])
       .where("e.profile", "=", s.profile)
-      .where("e.status", "=", "active")
+      .where("e.lifecycle", "=", "live")
       .where(liveSql("e", s))
       .orderBy("e.name")
       .orderBy("e.id")

@@ -3,6 +3,7 @@ import { iso, type Prepared, prepared } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { Engine } from "../../platform/engine.ts";
+import { lifecycleSet, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
@@ -18,7 +19,7 @@ import {
   normalizeName,
   type Visibility,
 } from "./model.ts";
-import { type Entity, type Observation, phraseRows, type RelationRow } from "./schema.ts";
+import { type Entity, type GraphLifecycle, type Observation, phraseRows, type RelationRow } from "./schema.ts";
 import {
   type Db,
   edgesFrom,
@@ -35,9 +36,9 @@ import {
 /**
  * Knowledge-graph rules. Every write is one platform write() (platform/write.ts) with one history
  * event per changed row: the whole call commits or nothing does.
- * Nothing is deleted: delete_* move rows to voided with voided_at/voided_by stamps, and a
- * re-create revives the same row (same id, creation stamps untouched, the void stamps kept as
- * last-void evidence). Entity voids never cascade: observations, relations and aliases stay as
+ * Nothing is deleted (platform/lifecycle.ts): delete_* void rows (lifecycle void, voided_at /
+ * voided_by stamps), and a re-create revives the same row (same id, creation stamps untouched,
+ * revived_at / revived_by stamped, the void stamps kept as last-void evidence). Entity voids never cascade: observations, relations and aliases stay as
  * they are and simply resolve as absent while their entity is void.
  *
  * Every write is O(1) in the size of the graph: rows are found by unique keys, and the search
@@ -84,6 +85,41 @@ export async function readNoted<T>(
   return out.result;
 }
 
+/** The lifecycle columns of a graph row, as its history views show them. */
+function lifeView(r: GraphLifecycle): Record<string, unknown> {
+  return {
+    lifecycle: r.lifecycle,
+    voided_at: r.voided_at,
+    voided_by: r.voided_by,
+    void_reason: r.void_reason,
+    revived_at: r.revived_at,
+    revived_by: r.revived_by,
+  };
+}
+
+/** A new row's lifecycle columns: live, never moved. */
+export const NEW_LIFE = {
+  lifecycle: "live",
+  voided_at: null,
+  voided_by: null,
+  void_reason: null,
+  revived_at: null,
+  revived_by: null,
+  retired_at: null,
+  retired_by: null,
+  retire_reason: null,
+} as const satisfies GraphLifecycle;
+
+/** The columns a delete_* call sets on a row: void, stamped with the call's time and caller. */
+function voidSet(w: W) {
+  return { ...lifecycleSet("void", stampOf(w)), lifecycle: "void" as const };
+}
+
+/** The columns a re-create sets on a void row: live again, revive stamped, void stamps kept. */
+function reviveSet(w: W) {
+  return { ...lifecycleSet("revive", stampOf(w)), lifecycle: "live" as const };
+}
+
 /** The audited public shape of an entity row (history old/new). */
 export function entityView(e: Entity): Record<string, unknown> {
   return {
@@ -93,21 +129,19 @@ export function entityView(e: Entity): Record<string, unknown> {
     project: e.project,
     visibility: e.visibility,
     aliases: e.alias_text === "" ? [] : e.alias_text.split("\n"),
-    status: e.status,
     created_at: e.created_at,
     created_by: e.created_by,
     updated_at: e.updated_at,
-    voided_at: e.voided_at,
-    voided_by: e.voided_by,
+    ...lifeView(e),
   };
 }
 
 function observationView(o: Observation): Record<string, unknown> {
-  return { id: o.id, entity_id: o.entity_id, content: o.content, ord: o.ord, status: o.status };
+  return { id: o.id, entity_id: o.entity_id, content: o.content, ord: o.ord, ...lifeView(o) };
 }
 
 function relationView(r: RelationRow): Record<string, unknown> {
-  return { id: r.id, from_id: r.from_id, to_id: r.to_id, relationType: r.relation_type, status: r.status };
+  return { id: r.id, from_id: r.from_id, to_id: r.to_id, relationType: r.relation_type, ...lifeView(r) };
 }
 
 /**
@@ -159,7 +193,7 @@ async function changeEntity(w: W, old: Entity, set: Partial<Entity>, action: str
 }
 
 /**
- * Adds observation texts to an entity (duplicates by content identity skipped, voided text
+ * Adds observation texts to an entity (duplicates by content identity skipped, void text
  * revived in place). Returns the ids added or revived, in order. `fresh`: the entity was
  * inserted by this call, so it has no observation yet (nothing to look up or revive).
  */
@@ -181,9 +215,10 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh
       .where("entity_id", "=", entity.id)
       .where("content_hash", "=", hash)
       .executeTakeFirst();
-    if (found?.status === "active") continue;
+    if (found?.lifecycle === "live") continue;
     if (found) {
-      const next = { ...found, status: "active" as const };
+      const revive = reviveSet(w);
+      const next = { ...found, ...revive };
       const eventId = await event(
         w,
         "observation",
@@ -195,7 +230,7 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh
       );
       await w.trx
         .updateTable("shampoo_observations")
-        .set({ status: "active", last_event_id: eventId })
+        .set({ ...revive, last_event_id: eventId })
         .where("id", "=", found.id)
         .execute();
       ids.push(found.id);
@@ -208,7 +243,7 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh
   return ids;
 }
 
-/** A new active observation row with its create event recorded (the caller inserts the row). */
+/** A new live observation row with its create event recorded (the caller inserts the row). */
 async function newObservation(w: W, entity: Entity, content: string, hash: string, ord: number): Promise<Observation> {
   const row: Observation = {
     id: randomUUID(),
@@ -217,12 +252,10 @@ async function newObservation(w: W, entity: Entity, content: string, hash: strin
     content,
     content_hash: hash,
     ord,
-    status: "active",
     created_at: w.at,
     created_by: w.ctx.caller.principal,
-    voided_at: null,
-    voided_by: null,
     last_event_id: "",
+    ...NEW_LIFE,
   };
   row.last_event_id = await event(w, "observation", row.id, "create", null, observationView(row), null);
   return row;
@@ -238,7 +271,7 @@ async function addToFresh(w: W, entity: Entity, contents: string[]): Promise<str
     seen.add(hash);
     rows.push(await newObservation(w, entity, content, hash, rows.length + 1));
   }
-  // 12 columns a row: 500 rows stay below SQLite's bound-parameter limit.
+  // 19 columns a row: 500 rows stay below SQLite's bound-parameter limit (32,766).
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     const insert = insertObservations(chunk.length);
@@ -255,12 +288,18 @@ const OBSERVATION_COLUMNS = [
   "content",
   "content_hash",
   "ord",
-  "status",
   "created_at",
   "created_by",
+  "last_event_id",
+  "lifecycle",
   "voided_at",
   "voided_by",
-  "last_event_id",
+  "void_reason",
+  "revived_at",
+  "revived_by",
+  "retired_at",
+  "retired_by",
+  "retire_reason",
 ] as const satisfies readonly (keyof Observation)[];
 
 /** Observation inserts of up to this many rows are compiled once per row count (prepared()). */
@@ -320,9 +359,9 @@ async function addAliasesTo(w: W, entity: Entity, aliases: { alias: string; norm
       profile: entity.profile,
       alias: a.alias,
       alias_norm: a.norm,
-      status: "active" as const,
       created_at: w.at,
       created_by: w.ctx.caller.principal,
+      ...NEW_LIFE,
     };
     await event(w, "alias", row.id, "create", null, { id: row.id, entity_id: entity.id, alias: a.alias }, null);
     await w.trx.insertInto("shampoo_aliases").values(row).execute();
@@ -374,13 +413,19 @@ const insertEntity = prepared<ShampooDB, Entity, Entity>((db, m) =>
       entity_type: m.entity_type,
       alias_text: m.alias_text,
       visibility: m.visibility,
-      status: m.status,
       created_at: m.created_at,
       created_by: m.created_by,
       updated_at: m.updated_at,
+      last_event_id: m.last_event_id,
+      lifecycle: m.lifecycle,
       voided_at: m.voided_at,
       voided_by: m.voided_by,
-      last_event_id: m.last_event_id,
+      void_reason: m.void_reason,
+      revived_at: m.revived_at,
+      revived_by: m.revived_by,
+      retired_at: m.retired_at,
+      retired_by: m.retired_by,
+      retire_reason: m.retire_reason,
     })
     .onConflict((oc) => oc.columns(["profile", "name_norm"]).doNothing())
     .returningAll(),
@@ -427,13 +472,11 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
         entity_type: e.entityType,
         alias_text: e.aliases.map((x) => x.alias).join("\n"),
         visibility: e.visibility ?? "shared",
-        status: "active",
         created_at: w.at,
         created_by: caller.principal,
         updated_at: w.at,
-        voided_at: null,
-        voided_by: null,
         last_event_id: createEvent,
+        ...NEW_LIFE,
       });
       if (inserted) {
         await insertPhrases(w.trx, phraseRows(inserted.profile, inserted.id, [inserted.name]));
@@ -464,8 +507,8 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
     const set: Partial<Entity> = {};
     let action = "touch";
     if (!fresh) {
-      if (entity.status === "voided") {
-        set.status = "active";
+      if (entity.lifecycle === "void") {
+        Object.assign(set, reviveSet(w));
         action = "revive";
         created++;
       }
@@ -584,12 +627,13 @@ export async function createRelationsIn(
     const to = ends.get(normalizeName(t.to));
     if (!from || !to) continue; // a missing, void or foreign endpoint: silently skipped
     const found = await findTriple(w, from.id, to.id, t.relationType);
-    if (found?.status === "active") {
+    if (found?.lifecycle === "live") {
       ids.push(found.id);
       continue;
     }
     if (found) {
-      const next = { ...found, status: "active" as const };
+      const revive = reviveSet(w);
+      const next = { ...found, ...revive };
       const eventId = await event(
         w,
         "relation",
@@ -601,7 +645,7 @@ export async function createRelationsIn(
       );
       await w.trx
         .updateTable("shampoo_relations")
-        .set({ status: "active", last_event_id: eventId })
+        .set({ ...revive, last_event_id: eventId })
         .where("id", "=", found.id)
         .execute();
       created++;
@@ -617,12 +661,10 @@ export async function createRelationsIn(
         from_id: from.id,
         to_id: to.id,
         relation_type: t.relationType,
-        status: "active",
         created_at: w.at,
         created_by: w.ctx.caller.principal,
-        voided_at: null,
-        voided_by: null,
         last_event_id: createEvent,
+        ...NEW_LIFE,
       })
       .onConflict((oc) => oc.columns(["profile", "from_id", "to_id", "relation_type"]).doNothing())
       .returningAll()
@@ -666,8 +708,9 @@ export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown
       const to = ends.get(normalizeName(t.to));
       if (!from || !to) continue;
       const found = await findTriple(w, from.id, to.id, t.relationType);
-      if (found?.status !== "active") continue;
-      const next = { ...found, status: "voided" as const, voided_at: w.at, voided_by: w.ctx.caller.principal };
+      if (found?.lifecycle !== "live") continue;
+      const voided = voidSet(w);
+      const next = { ...found, ...voided };
       const eventId = await event(
         w,
         "relation",
@@ -679,9 +722,9 @@ export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown
       );
       await w.trx
         .updateTable("shampoo_relations")
-        .set({ status: "voided", voided_at: next.voided_at, voided_by: next.voided_by, last_event_id: eventId })
+        .set({ ...voided, last_event_id: eventId })
         .where("id", "=", found.id)
-        .where("status", "=", "active")
+        .where("lifecycle", "=", "live")
         .execute();
       deleted++;
     }
@@ -698,7 +741,7 @@ export async function deleteEntities(ctx: ShampooCtx, a: Record<string, unknown>
     const live = await liveByNorms(w.trx, w.s, names, w.lock);
     let deleted = 0;
     for (const entity of live.values()) {
-      await changeEntity(w, entity, { status: "voided", voided_at: w.at, voided_by: w.ctx.caller.principal }, "void");
+      await changeEntity(w, entity, voidSet(w), "void");
       deleted++;
     }
     return { deleted };
@@ -727,10 +770,11 @@ export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unkn
           .selectAll()
           .where("entity_id", "=", entity.id)
           .where("content_hash", "=", contentHash(text))
-          .where("status", "=", "active")
+          .where("lifecycle", "=", "live")
           .executeTakeFirst();
         if (!found) continue;
-        const next = { ...found, status: "voided" as const, voided_at: w.at, voided_by: w.ctx.caller.principal };
+        const voided = voidSet(w);
+        const next = { ...found, ...voided };
         const eventId = await event(
           w,
           "observation",
@@ -742,7 +786,7 @@ export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unkn
         );
         await w.trx
           .updateTable("shampoo_observations")
-          .set({ status: "voided", voided_at: next.voided_at, voided_by: next.voided_by, last_event_id: eventId })
+          .set({ ...voided, last_event_id: eventId })
           .where("id", "=", found.id)
           .execute();
         deleted++;
@@ -806,7 +850,7 @@ export async function readGraph(ctx: ShampooCtx, a: Record<string, unknown>) {
             .selectFrom("shampoo_entities as e")
             .selectAll("e")
             .where("e.profile", "=", s.profile)
-            .where("e.status", "=", "active")
+            .where("e.lifecycle", "=", "live")
             .where(liveSql("e", s))
             .orderBy("e.name")
             .orderBy("e.id")

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
+import { isLive } from "../../platform/lifecycle.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import type { Entity, EntityPhraseRow } from "./schema.ts";
 
@@ -42,10 +43,10 @@ export function visibleSql(a: string, s: GraphScope): Raw<boolean> {
 
 /** Visible and live. */
 export function liveSql(a: string, s: GraphScope): Raw<boolean> {
-  return sql<boolean>`(${sql.ref(`${a}.status`)} = 'active' AND ${visibleSql(a, s)})`;
+  return sql<boolean>`(${isLive(a)} AND ${visibleSql(a, s)})`;
 }
 
-/** The entity holding a name in a profile, whatever its project, visibility or status. */
+/** The entity holding a name in a profile, whatever its project, visibility or lifecycle. */
 export async function entityByNorm(db: Db, profile: string, norm: string, lock: boolean): Promise<Entity | undefined> {
   let q = db.selectFrom("shampoo_entities").selectAll().where("profile", "=", profile).where("name_norm", "=", norm);
   if (lock) q = q.forUpdate();
@@ -78,7 +79,7 @@ export async function observationsOf(db: Db, entityIds: string[]): Promise<Map<s
       .selectFrom("shampoo_observations")
       .select(["entity_id", "content"])
       .where("entity_id", "in", entityIds.slice(i, i + 500))
-      .where("status", "=", "active")
+      .where("lifecycle", "=", "live")
       .orderBy("entity_id")
       .orderBy("ord")
       .execute();
@@ -108,7 +109,7 @@ export async function edgesFrom(db: Db, s: GraphScope, fromIds: string[], toIds?
       .innerJoin("shampoo_entities as t", "t.id", "r.to_id")
       .select(["r.from_id", "r.to_id", "r.relation_type", "f.name as from_name", "t.name as to_name"])
       .where("r.from_id", "in", fromIds.slice(i, i + 500))
-      .where("r.status", "=", "active")
+      .where("r.lifecycle", "=", "live")
       .where(liveSql("t", s));
     if (toIds) q = q.where("r.to_id", "in", toIds);
     out.push(...(await q.orderBy("f.name").orderBy("t.name").orderBy("r.relation_type").execute()));

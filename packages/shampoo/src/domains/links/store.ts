@@ -176,7 +176,7 @@ export async function observationHits(
     .select(["o.entity_id", "o.content"])
     .$if(entityIds !== undefined, (q) => q.where("o.entity_id", "in", entityIds as string[]))
     .where("o.profile", "=", gs.profile)
-    .where("o.status", "=", "active")
+    .where("o.lifecycle", "=", "live")
     .where(liveSql("e", gs))
     .where((eb) => eb.or(terms.map((t) => eb(sql`lower(${sql.ref("o.content")})`, "like", `%${t}%`))))
     .orderBy("o.entity_id")
@@ -202,7 +202,7 @@ export async function relationsTouching(
       .selectFrom("shampoo_relations")
       .select(["from_id", "to_id", "relation_type"])
       .where(col, "in", ids)
-      .where("status", "=", "active")
+      .where("lifecycle", "=", "live")
       .where("profile", "=", profile);
   return side("from_id").union(side("to_id")).orderBy("relation_type").orderBy("from_id").orderBy("to_id").execute();
 }

@@ -42,7 +42,7 @@ async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
     .where("l.profile", "=", w.ctx.caller.profile)
     .where("l.task_id", "=", target.id)
     .where("l.status", "=", "active")
-    .where("e.status", "=", "active")
+    .where("e.lifecycle", "=", "live")
     .execute();
   return [target.title, ...names.map((n) => n.name)].map(norm).filter((s) => s.length >= 3);
 }

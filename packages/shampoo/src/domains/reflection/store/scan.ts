@@ -96,9 +96,9 @@ async function bareEntities(c: Ctx): Promise<EntityFact[]> {
   const rows = await sql<EntityFact>`SELECT e.id, e.project, e.name, e.name_norm, e.entity_type, e.visibility,
       e.created_by, e.updated_at, e.last_event_id, 0 AS active_observations
     FROM shampoo_entities e
-    WHERE e.profile = ${s.profile} AND e.status = 'active' AND ${projectCondition(s, "e.project")}${project}
+    WHERE e.profile = ${s.profile} AND e.lifecycle = 'live' AND ${projectCondition(s, "e.project")}${project}
       AND (e.visibility = 'shared' OR e.created_by = ${c.caller.principal})
-      AND NOT EXISTS (SELECT 1 FROM shampoo_observations o WHERE o.entity_id = e.id AND o.status = 'active')
+      AND NOT EXISTS (SELECT 1 FROM shampoo_observations o WHERE o.entity_id = e.id AND o.lifecycle = 'live')
     ORDER BY ${bytes(c, "e.name_norm")}, ${bytes(c, "e.id")} LIMIT ${c.limit}`.execute(c.db);
   return rows.rows.map((r) => ({ ...r, active_observations: Number(r.active_observations) }));
 }
