@@ -59,7 +59,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
     const e = await entityId(h, name);
     const t = await task(a, { title: title.replace("{name}", name), project: p });
     const auto = await linkRow(h, t, e);
-    expect(auto).toMatchObject({ link_type: "auto", status: "active", created_by: a.caller.principal });
+    expect(auto).toMatchObject({ link_type: "auto", lifecycle: "live", created_by: a.caller.principal });
     const events = await eventsOf(h, auto?.id as string);
     expect(events.map((ev) => ev.action)).toEqual(["auto_link"]);
     expect(JSON.parse(events[0]?.source_json ?? "{}").tool).toBe("create_task_or_note");
@@ -104,7 +104,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(after.shampoo_task_links - before.shampoo_task_links).toBe(1);
       expect(after.shampoo_link_decisions - before.shampoo_link_decisions).toBe(1);
       const link = await linkRow(h, t, e);
-      expect(link).toMatchObject({ link_type: "manual", status: "active", created_by: a.caller.principal });
+      expect(link).toMatchObject({ link_type: "manual", lifecycle: "live", created_by: a.caller.principal });
       expect(Number(link?.score)).toBe(r.score);
       const [d] = await decisionsOf(h, t);
       expect(d).toMatchObject({
@@ -146,7 +146,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(row).toMatchObject({
         id: autoRow?.id,
         link_type: "manual",
-        status: "active",
+        lifecycle: "live",
         updated_at: iso(h.clock.now()),
       });
       expect((await eventsOf(h, row?.id as string)).map((ev) => ev.action)).toEqual(["auto_link", "upgrade"]);
@@ -207,21 +207,33 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       const { a, name, t, e } = await setup();
       await a.sc("link_task_entity", { task_id: t, entity_name: name });
       h.clock.advance(1000);
+      const unlinkedAt = iso(h.clock.now());
       expect(await a.sc("unlink_task_entity", { task_id: t, entity_name: name })).toEqual({ removed: true });
       const removed = await linkRow(h, t, e);
+      expect(removed).toMatchObject({ lifecycle: "void", voided_at: unlinkedAt, voided_by: a.caller.principal });
       h.clock.advance(1000);
       await a.sc("link_task_entity", { task_id: t, entity_name: name });
       const row = await linkRow(h, t, e);
       expect(row).toMatchObject({
         id: removed?.id,
-        status: "active",
+        lifecycle: "live",
         link_type: "manual",
         removal_marker: null,
         revived_at: iso(h.clock.now()),
         revived_by: a.caller.principal,
-        removed_at: removed?.removed_at,
+        voided_at: unlinkedAt,
+        voided_by: a.caller.principal,
       });
-      expect((await eventsOf(h, row?.id as string)).map((ev) => ev.action)).toEqual(["link", "unlink", "revive"]);
+      const events = await eventsOf(h, row?.id as string);
+      expect(events.map((ev) => ev.action)).toEqual(["link", "unlink", "revive"]);
+      // The history keeps its link shape: status active | removed, removed_at/removed_by the void stamps.
+      expect(JSON.parse(events[2]?.new_json ?? "{}")).toMatchObject({
+        status: "active",
+        removed_at: unlinkedAt,
+        removed_by: a.caller.principal,
+        removal_marker: null,
+        revived_at: iso(h.clock.now()),
+      });
     });
 
     it("an invisible task answers Task not found, an invisible entity Entity not found; neither leaks; nothing is written", async () => {
@@ -301,7 +313,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(after.shampoo_task_links).toBe(before.shampoo_task_links);
       expect(after.shampoo_link_decisions).toBe(before.shampoo_link_decisions); // manual: no rejection
       const row = await linkRow(h, t, e);
-      expect(row).toMatchObject({ status: "removed", removed_at: iso(h.clock.now()), removed_by: a.caller.principal });
+      expect(row).toMatchObject({ lifecycle: "void", voided_at: iso(h.clock.now()), voided_by: a.caller.principal });
       expect(JSON.parse(row?.removal_marker ?? "null")).toEqual({
         link_type: "manual",
         score: Number(live?.score),
@@ -312,7 +324,12 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       const [, unlink] = await eventsOf(h, row?.id as string);
       expect(unlink?.action).toBe("unlink");
       expect(JSON.parse(unlink?.old_json ?? "{}").status).toBe("active");
-      expect(JSON.parse(unlink?.new_json ?? "{}").removal_marker.link_type).toBe("manual");
+      expect(JSON.parse(unlink?.new_json ?? "{}")).toMatchObject({
+        status: "removed",
+        removed_at: iso(h.clock.now()),
+        removed_by: a.caller.principal,
+        removal_marker: { link_type: "manual" },
+      });
       expect(await a.sc("get_task_links", { task_id: t })).toEqual({ task_id: t, links: [] });
       expect(await a.sc("get_entity_tasks", { entity_name: name })).toEqual({ entity_name: name, tasks: [] });
     });
@@ -376,7 +393,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
 
       // Suppressed: a text edit reruns discovery, which does not bring it back; suggestions leave it out.
       await a.sc("update_task", { task_id: t, description: `Still chasing ${name} about the invoice` });
-      expect(await linkRow(h, t, e)).toMatchObject({ status: "removed", link_type: "auto" });
+      expect(await linkRow(h, t, e)).toMatchObject({ lifecycle: "void", link_type: "auto" });
       expect((await linkEventsOfTask(h, t)).map((ev) => ev.action)).toEqual(["auto_link", "unlink"]);
       expect(((await a.sc("suggest_task_links", { task_id: t })).suggestions as unknown[]).length).toBe(0);
       // A human can still link it: the accepted decision becomes the pair's label.
@@ -396,7 +413,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       const before = await counts(h);
       await a.sc("update_task", { task_id: t, title: `Call ${name} again about the overdue invoice` });
       expect(await counts(h)).toEqual({ ...before, shampoo_history: before.shampoo_history + 1 }); // the update only
-      expect((await linkRow(h, t, e))?.status).toBe("removed");
+      expect((await linkRow(h, t, e))?.lifecycle).toBe("void");
       expect((await linkEventsOfTask(h, t)).map((ev) => ev.action)).toEqual(["auto_link", "unlink"]);
     });
   });
@@ -420,7 +437,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       const first = await linksOf(h, t);
       expect(first.map((l) => l.entity_name)).toEqual(names.slice(0, 3));
       for (const l of first) {
-        expect(l).toMatchObject({ link_type: "auto", status: "active", score: 0.44 });
+        expect(l).toMatchObject({ link_type: "auto", lifecycle: "live", score: 0.44 });
         const events = await eventsOf(h, l.id);
         expect(events.map((ev) => ev.action)).toEqual(["auto_link"]);
         expect(JSON.parse(events[0]?.payload_json ?? "{}")).toMatchObject({
@@ -520,7 +537,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
         expect.objectContaining({
           entity_id: e1,
           link_type: "auto",
-          status: "active",
+          lifecycle: "live",
           score: 0.44,
           created_at: taskRow.created_at,
           created_by: a.caller.principal,
@@ -554,7 +571,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(described.shampoo_task_links - created.shampoo_task_links).toBe(1);
       expect(described.shampoo_history - created.shampoo_history).toBe(2); // update + auto_link
       const added = await linkRow(h, t, e2);
-      expect(added).toMatchObject({ link_type: "auto", status: "active", created_at: iso(h.clock.now()) });
+      expect(added).toMatchObject({ link_type: "auto", lifecycle: "live", created_at: iso(h.clock.now()) });
       const addedEvents = await eventsOf(h, added?.id as string);
       expect(addedEvents.map((ev) => ev.action)).toEqual(["auto_link"]);
       expect(JSON.parse(addedEvents[0]?.source_json ?? "{}").tool).toBe("update_task");
@@ -571,7 +588,7 @@ describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialec
       expect(await linkRow(h, t, eLate)).toBeUndefined();
       // The next text edit does run it, and links `late`: it was eligible all along.
       await a.sc("update_task", { task_id: t, notes: "Chase on Friday" });
-      expect(await linkRow(h, t, eLate)).toMatchObject({ link_type: "auto", status: "active" });
+      expect(await linkRow(h, t, eLate)).toMatchObject({ link_type: "auto", lifecycle: "live" });
 
       // Same transaction: when a link write fails, the task write that ran discovery fails with it.
       const restore = await failLinkInsert(h, eBroken);

@@ -1,33 +1,33 @@
 import type { Generated } from "kernel";
+import { adoptLifecycle, type LifecycleColumns } from "../../platform/lifecycle.ts";
 import type { Up } from "../../store/schema.ts";
 
 /**
  * Task-entity links and the decisions that label them.
  *
- * One row per (profile, task, entity) pair, ever: a link is never deleted. unlink moves it to
- * `removed` with removal stamps and a removal marker (JSON of the link as it was); a later
- * link_task_entity revives the same row, clears the marker and stamps revived_at/revived_by.
+ * One row per (profile, task, entity) pair, ever: a link is never deleted. Its lifecycle is the
+ * never-delete vocabulary (platform/lifecycle.ts): unlink voids it (lifecycle `void`,
+ * voided_at/voided_by) and keeps a removal marker (JSON of the link as it was); a later
+ * link_task_entity revives the same row (lifecycle `live`, revived_at/revived_by), clears the
+ * marker and keeps the void stamps as last-removal evidence. A link is never retired.
  * link_type is `manual` (a human linked it, or upgraded an auto link) or `auto` (discovered by
  * the explainable-pairwise-v1 pass, links/service.ts discoverLinks); `score` is the scorer's
  * score when the link was made or last refreshed.
  */
-export interface TaskLinkRow {
+export interface TaskLinkRow extends Omit<LifecycleColumns, "lifecycle"> {
   id: string;
   profile: string;
   task_id: string;
   entity_id: string;
   link_type: "manual" | "auto";
   score: number | null;
-  status: "active" | "removed";
+  /** live, or void after an unlink (the retired_* columns exist and stay null). */
+  lifecycle: "live" | "void";
   created_at: string;
   created_by: string;
   updated_at: string;
-  removed_at: string | null;
-  removed_by: string | null;
-  /** The removal marker: the prior link detail, kept while the link is removed. */
+  /** The removal marker: the prior link detail, kept while the link is void. */
   removal_marker: string | null;
-  revived_at: string | null;
-  revived_by: string | null;
   last_event_id: string;
 }
 
@@ -116,6 +116,20 @@ export const linksMigrations: Record<string, Up> = {
       .on("shampoo_link_decisions")
       .columns(["profile", "task_id", "entity_id", "seq"])
       .execute();
+  },
+  /**
+   * Links onto the never-delete vocabulary: `status` (active | removed) becomes `lifecycle`
+   * (live | void), removed_at/removed_by become voided_at/voided_by, and the other audit
+   * columns are added (revived_at/revived_by already had their names). The index
+   * shampoo_task_links_entity (profile, entity_id, status) follows the rename to (profile,
+   * entity_id, lifecycle); no index or trigger names the old values. The removal marker stays.
+   */
+  async "0002_lifecycle"(db, dialect) {
+    await adoptLifecycle(db, dialect, {
+      table: "shampoo_task_links",
+      state: { column: "status", map: { removed: "void" } },
+      rename: { removed_at: "voided_at", removed_by: "voided_by" },
+    });
   },
 };
 

@@ -95,7 +95,7 @@ export interface Scoring {
   suggestions: Suggestion[];
   /** The focus entity's scoring (link_task_entity), ranked among the suggestions if nominated. */
   focus: Suggestion | null;
-  /** Every link row of the task (active and removed), as read for the scoring. */
+  /** Every link row of the task (live and void), as read for the scoring. */
   links: TaskLinkRow[];
 }
 
@@ -173,8 +173,8 @@ export async function scoreTask(
 
   // Meta-paths from the entities the task already links to (visible ones only).
   const links = await linksOfTask(db, gs.profile, task.id);
-  await see(links.filter((l) => l.status === "active").map((l) => l.entity_id));
-  const linked = new Set(links.filter((l) => l.status === "active" && byId.has(l.entity_id)).map((l) => l.entity_id));
+  await see(links.filter((l) => l.lifecycle === "live").map((l) => l.entity_id));
+  const linked = new Set(links.filter((l) => l.lifecycle === "live" && byId.has(l.entity_id)).map((l) => l.entity_id));
   const graph = new Map<string, { raw: number; reasons: string[] }>();
   const hop = async (from: Set<string>, raw: number, label: string, skip: Set<string>) => {
     const reached = new Set<string>();

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DomainError, iso, type Kysely, type Transaction } from "kernel";
 import { type Caller, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { lifecycleSet, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { notFound } from "../../tooling.ts";
@@ -40,8 +41,8 @@ import {
  * Task-entity link rules. Every write is one platform write() with one history event per link
  * (entity_kind task_link): the decision, the link change and the event commit together or not at
  * all. Reads are one read() snapshot.
- * Nothing is deleted: unlink marks the link removed and keeps a removal marker; link_task_entity
- * revives the same row. Lookups go through the scoped stores, so an invisible task or entity is
+ * Nothing is deleted: unlink voids the link (platform/lifecycle.ts) and keeps a removal marker;
+ * link_task_entity revives the same row. Lookups go through the scoped stores, so an invisible task or entity is
  * never loaded and reads exactly like a missing one.
  */
 
@@ -53,6 +54,12 @@ function taskNotFoundLower(): DomainError {
   return new DomainError("not_found", "task not found", { error_type: "not_found" });
 }
 
+/**
+ * A link as its history events record it (old_json / new_json, read back by replay_memory): the
+ * event shape keeps its names, so a link's history reads alike on both sides of the lifecycle
+ * migration. `status` is active (lifecycle live) or removed (void); removed_at/removed_by are the
+ * void stamps.
+ */
 export function linkView(l: TaskLinkRow): Record<string, unknown> {
   return {
     id: l.id,
@@ -60,14 +67,41 @@ export function linkView(l: TaskLinkRow): Record<string, unknown> {
     entity_id: l.entity_id,
     link_type: l.link_type,
     score: l.score,
-    status: l.status,
+    status: l.lifecycle === "live" ? "active" : "removed",
     created_at: l.created_at,
     created_by: l.created_by,
-    removed_at: l.removed_at,
-    removed_by: l.removed_by,
+    removed_at: l.voided_at,
+    removed_by: l.voided_by,
     removal_marker: l.removal_marker === null ? null : JSON.parse(l.removal_marker),
     revived_at: l.revived_at,
     revived_by: l.revived_by,
+  };
+}
+
+/** A new link: live, no lifecycle stamps yet. */
+function newLink(
+  w: WriteScope,
+  fields: Pick<TaskLinkRow, "task_id" | "entity_id" | "link_type" | "score">,
+): TaskLinkRow {
+  const at = iso(w.now);
+  return {
+    id: randomUUID(),
+    profile: w.ctx.caller.profile,
+    ...fields,
+    lifecycle: "live",
+    created_at: at,
+    created_by: w.ctx.caller.principal,
+    updated_at: at,
+    removal_marker: null,
+    voided_at: null,
+    voided_by: null,
+    void_reason: null,
+    revived_at: null,
+    revived_by: null,
+    retired_at: null,
+    retired_by: null,
+    retire_reason: null,
+    last_event_id: "",
   };
 }
 
@@ -144,33 +178,22 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>
     let action: string;
     if (!old) {
       action = "link";
+      row = newLink(w, { task_id: task.id, entity_id: entity.id, link_type: "manual", score: focus.score });
+    } else if (old.lifecycle === "void") {
+      // The marker clears with the revival stamps; the void stamps stay as last-removal evidence.
+      action = "revive";
       row = {
-        id: randomUUID(),
-        profile: caller.profile,
-        task_id: task.id,
-        entity_id: entity.id,
+        ...old,
+        ...lifecycleSet("revive", stampOf(w)),
+        lifecycle: "live", // what the revive sets, narrowed to the link's states
         link_type: "manual",
         score: focus.score,
-        status: "active",
-        created_at: at,
-        created_by: caller.principal,
-        updated_at: at,
-        removed_at: null,
-        removed_by: null,
         removal_marker: null,
-        revived_at: null,
-        revived_by: null,
-        last_event_id: "",
+        updated_at: at,
       };
     } else {
-      action = old.status === "removed" ? "revive" : old.link_type === "auto" ? "upgrade" : "refresh";
-      row = { ...old, link_type: "manual", score: focus.score, status: "active", updated_at: at };
-      if (old.status === "removed") {
-        // The marker clears with its own stamps; removed_at/removed_by stay as last-removal evidence.
-        row.removal_marker = null;
-        row.revived_at = at;
-        row.revived_by = caller.principal;
-      }
+      action = old.link_type === "auto" ? "upgrade" : "refresh";
+      row = { ...old, link_type: "manual", score: focus.score, updated_at: at };
     }
     row.last_event_id = await linkEvent(w, old, row, action, {
       ...a,
@@ -198,7 +221,7 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>
 }
 
 /**
- * Marks the pair's live link removed, keeping a removal marker with the prior link detail. A
+ * Voids the pair's live link, keeping a removal marker with the prior link detail. A
  * silent high-confidence link (auto, score ≥ HIGH_CONFIDENCE) also gets a rejected decision:
  * the pair stays suppressed (never auto-linked or suggested again until a human links it) and
  * becomes an evaluation label. The entity is checked first; an invisible task, a malformed id
@@ -214,7 +237,7 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
     const task = await taskFor(w, String(a.task_id));
     if (!task) return { removed: false };
     const old = await linkOf(trx, caller.profile, task.id, entity.id);
-    if (old?.status !== "active") return { removed: false };
+    if (old?.lifecycle !== "live") return { removed: false };
     const silent = old.link_type === "auto" && (old.score ?? 0) >= HIGH_CONFIDENCE;
     const marker = {
       link_type: old.link_type,
@@ -225,9 +248,8 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
     };
     const row: TaskLinkRow = {
       ...old,
-      status: "removed",
-      removed_at: at,
-      removed_by: caller.principal,
+      ...lifecycleSet("void", stampOf(w)),
+      lifecycle: "void", // what the void sets, narrowed to the link's states
       removal_marker: JSON.stringify(marker),
       updated_at: at,
     };
@@ -376,7 +398,7 @@ export async function discoverOnTaskWrite(w: WriteScope, e: TaskWritten): Promis
  * task's top candidates whose name or an alias is mentioned exactly in its title, description
  * or notes and whose score reaches AUTO_LINK_MIN_SCORE, it creates an `auto` link (at most
  * AUTO_LINK_MAX_PER_PASS, best first), one history event each. It never touches a pair that
- * already has a link row (live or removed: a removed link comes back only through
+ * already has a link row (live or void: a void link comes back only through
  * link_task_entity) or whose latest decision is a rejection, and skips archived/cancelled tasks.
  */
 export async function discoverLinks(w: WriteScope, taskId: string): Promise<DiscoveredLink[]> {
@@ -386,27 +408,9 @@ export async function discoverLinks(w: WriteScope, taskId: string): Promise<Disc
   if (!found || GONE.includes(found.task.status)) return [];
   const { task, longest } = found;
   const picks = await discoveryPicks(trx, caller, task, "index", longest);
-  const at = iso(w.now);
   const out: DiscoveredLink[] = [];
   for (const s of picks) {
-    const row: TaskLinkRow = {
-      id: randomUUID(),
-      profile: caller.profile,
-      task_id: task.id,
-      entity_id: s.entity_id,
-      link_type: "auto",
-      score: s.score,
-      status: "active",
-      created_at: at,
-      created_by: caller.principal,
-      updated_at: at,
-      removed_at: null,
-      removed_by: null,
-      removal_marker: null,
-      revived_at: null,
-      revived_by: null,
-      last_event_id: "",
-    };
+    const row = newLink(w, { task_id: task.id, entity_id: s.entity_id, link_type: "auto", score: s.score });
     row.last_event_id = await linkEvent(w, undefined, row, "auto_link", {
       model_version: MODEL_VERSION,
       rank: s.rank,

@@ -207,7 +207,7 @@ export async function relationsTouching(
   return side("from_id").union(side("to_id")).orderBy("relation_type").orderBy("from_id").orderBy("to_id").execute();
 }
 
-/** Every link row of a task (active and removed). */
+/** Every link row of a task (live and void). */
 export async function linksOfTask(db: Db, profile: string, taskId: string): Promise<TaskLinkRow[]> {
   return linksOfTaskQuery.rows(db, { profile, taskId });
 }
@@ -310,7 +310,7 @@ export async function taskLinks(db: Db, gs: GraphScope, taskId: string) {
     .select(["l.entity_id", "e.name as entity_name", "e.entity_type", "l.link_type", "l.score", "l.created_at"])
     .where("l.profile", "=", gs.profile)
     .where("l.task_id", "=", taskId)
-    .where("l.status", "=", "active")
+    .where("l.lifecycle", "=", "live")
     .where(liveSql("e", gs))
     .orderBy("l.created_at")
     .orderBy("e.name")
@@ -337,7 +337,7 @@ export async function entityTasks(db: Db, s: Scope, entityId: string) {
     ])
     .where("l.profile", "=", s.profile)
     .where("l.entity_id", "=", entityId)
-    .where("l.status", "=", "active")
+    .where("l.lifecycle", "=", "live")
     .where("t.status", "not in", GONE)
     .where(taskInScope("t", s))
     .orderBy("l.created_at", "desc")

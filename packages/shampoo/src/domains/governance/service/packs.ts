@@ -41,7 +41,7 @@ async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
     .select("e.name")
     .where("l.profile", "=", w.ctx.caller.profile)
     .where("l.task_id", "=", target.id)
-    .where("l.status", "=", "active")
+    .where("l.lifecycle", "=", "live")
     .where("e.lifecycle", "=", "live")
     .execute();
   return [target.title, ...names.map((n) => n.name)].map(norm).filter((s) => s.length >= 3);
