@@ -177,7 +177,7 @@ const REPAIR_COUNTER: Record<string, string> = {
 };
 
 async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: string) {
-  row.last_event_id = event(w, "memory_issue", row.issue_id, action, old, row);
+  row.last_event_id = await event(w, "memory_issue", row.issue_id, action, old, row);
   await putIssue(w.trx, row, old === null);
 }
 

@@ -10,7 +10,7 @@ import { norm } from "../rules/text.ts";
 import type { ClaimRow, FactRow } from "../schema/tables.ts";
 import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
 import { impactLink } from "./facts.ts";
-import { recordRun, type W } from "./write.ts";
+import { record, recordRun, type W } from "./write.ts";
 
 /**
  * How many rows of each kind a pack considers (most recently changed first). A targeted pack
@@ -60,7 +60,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const dialect = w.ctx.database.dialect;
+  const dialect = w.engine.dialect;
   const liveFacts = () => facts(w.trx, w.scope).selectAll().where(LIVE_FACT);
   const fs = union<FactRow>(
     "fact_id",
@@ -215,7 +215,13 @@ export async function buildContextPack(w: W, a: BuildArgs) {
     };
     await retireStale(w, a.pack_type, sessionId, targetRef, packId);
     const { body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta } = row;
-    row.last_event_id = pushPackEvent(w, packId, "create", null, { ...meta, target_ref: targetRef });
+    row.last_event_id = await record(w, {
+      entityKind: "context_pack",
+      entityId: packId,
+      action: "create",
+      old: null,
+      new: { ...meta, target_ref: targetRef },
+    });
     await w.trx.insertInto("shampoo_context_packs").values(row).execute();
     await w.trx
       .insertInto("governance_pack_summaries")
@@ -284,12 +290,6 @@ function summaryOf(type: PackType, p: Pack): string {
   return `${type} pack: ${p.items.length} items (${p.sections.map((s) => `${s.items} ${s.name.toLowerCase()}`).join(", ")}), ${p.token_usage} tokens`;
 }
 
-function pushPackEvent(w: W, packId: string, action: string, old: unknown, row: unknown): string {
-  const eventId = randomUUID();
-  w.events.push({ eventId, entityKind: "context_pack", entityId: packId, action, old, new: row });
-  return eventId;
-}
-
 async function retireStale(
   w: W,
   type: PackType,
@@ -311,9 +311,7 @@ async function retireStale(
     .execute();
   const retire = lifecycleSet("retire", stampOf(w, `superseded by pack ${supersededBy}`));
   for (const s of stale) {
-    const eventId = randomUUID();
-    w.events.push({
-      eventId,
+    const eventId = await record(w, {
       entityKind: "context_pack",
       entityId: s.pack_id,
       action: "retire",
