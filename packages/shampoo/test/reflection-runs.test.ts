@@ -1,7 +1,12 @@
-import { DIALECTS } from "kernel/store/testing.ts";
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kernel";
+import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detect, type EntityFact, flatten, type TaskFact } from "../src/domains/reflection/rules/detect.ts";
 import { createRun, executeRun } from "../src/domains/reflection/service/runs.ts";
+import { MODULES } from "../src/modules.ts";
+import { migrateModules } from "../src/platform/migrate.ts";
+import type { ShampooDB } from "../src/store/schema.ts";
 import { ADMIN, content, everything, refused, seedMemory } from "./support/reflection.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { ok, uniq } from "./support/tasks-write.ts";
@@ -244,7 +249,19 @@ describe.each(DIALECTS)("reflection runs (%s)", (dialect) => {
       .selectAll()
       .where("run_id", "=", done.run_id as string)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: "discarded", discarded_by: "alice", discard_reason: "superseded" });
+    // Discarding is the retire move: status discarded, lifecycle retired with its own stamps only.
+    expect(row).toMatchObject({
+      status: "discarded",
+      lifecycle: "retired",
+      retired_at: new Date(h.clock.now()).toISOString(),
+      retired_by: "alice",
+      retire_reason: "superseded",
+      voided_at: null,
+      voided_by: null,
+      void_reason: null,
+      revived_at: null,
+      revived_by: null,
+    });
     const actions = await h.db.db
       .selectFrom("shampoo_history")
       .select("action")
@@ -259,6 +276,130 @@ describe.each(DIALECTS)("reflection runs (%s)", (dialect) => {
       "archive",
       "discard",
     ]);
+  });
+
+  it("a database from before reflection/0003: a discarded run comes out retired with its discard stamps", async () => {
+    const db = await openTestDatabase<ShampooDB>(dialect);
+    await migrateModules(db, MODULES, { only: (m) => m.id !== "reflection/0003_lifecycle" });
+    const p = uniq("legacy");
+    const ids = { done: randomUUID(), discarded: randomUUID() };
+    const run = (run_id: string, status: string, discard: [string, string, string | null] | null) => ({
+      run_id,
+      profile: "default",
+      project: p,
+      status,
+      version: "reflect_v1.0",
+      created_by: "user",
+      principal: "alice",
+      model: null,
+      instructions: null,
+      input_json: JSON.stringify({ project: p, stale_days: 60, abandoned_inbox_days: 30, limit_per_category: 20 }),
+      summary_json: null,
+      candidates_persisted: 1,
+      error_type: null,
+      created_at: "2026-11-01T00:00:00.000Z",
+      started_at: "2026-11-01T00:00:00.000Z",
+      finished_at: "2026-11-01T00:00:01.000Z",
+      archived_at: null,
+      discarded_at: discard?.[0] ?? null,
+      discarded_by: discard?.[1] ?? null,
+      discard_reason: discard?.[2] ?? null,
+      updated_at: "2026-11-01T00:00:01.000Z",
+      last_event_id: randomUUID(),
+    });
+    const legacy = db.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await legacy
+      .insertInto("shampoo_reflection_runs")
+      .values([
+        run(ids.done, "completed", null),
+        run(ids.discarded, "discarded", ["2026-11-02T00:00:00.000Z", "bob", "stale"]),
+      ])
+      .execute();
+    await legacy
+      .insertInto("shampoo_reflection_candidates")
+      .values({
+        candidate_id: randomUUID(),
+        run_id: ids.discarded,
+        profile: "default",
+        ord: 0,
+        type: "stale_overdue_tasks",
+        suggested_action: "archive_or_reschedule",
+        target_kind: "task",
+        target_ref: randomUUID(),
+        evidence_json: "{}",
+        evidence_project: p,
+        private_to: null,
+        confidence: 0.7,
+        fingerprint_json: "{}",
+        decision: null,
+        decided_by: null,
+        decided_principal: null,
+        decided_at: null,
+        created_at: "2026-11-01T00:00:01.000Z",
+      })
+      .execute();
+
+    const old = await harness(dialect, { db });
+    try {
+      const rows = await old.db.db.selectFrom("shampoo_reflection_runs").selectAll().execute();
+      const byId = new Map(rows.map((r) => [r.run_id, r as unknown as Record<string, unknown>]));
+      const none = {
+        voided_at: null,
+        voided_by: null,
+        void_reason: null,
+        revived_at: null,
+        revived_by: null,
+      };
+      expect(byId.get(ids.discarded)).toMatchObject({
+        status: "discarded",
+        lifecycle: "retired",
+        retired_at: "2026-11-02T00:00:00.000Z",
+        retired_by: "bob",
+        retire_reason: "stale",
+        ...none,
+      });
+      expect(byId.get(ids.done)).toMatchObject({
+        status: "completed",
+        lifecycle: "live",
+        retired_at: null,
+        retired_by: null,
+        retire_reason: null,
+        ...none,
+      });
+      // The discard columns were renamed, not copied.
+      for (const col of ["discarded_at", "discarded_by", "discard_reason"])
+        expect(Object.keys(rows[0] ?? {})).not.toContain(col);
+
+      // The retired run resolves as absent run-centrically; its candidate stays reviewable.
+      const alice = await old.as({ principal: "alice", grants: [p] });
+      const listed = await ok(alice, "reflect_history", { project: p, include_archived: true });
+      expect((listed.runs as Array<{ run_id: string }>).map((r) => r.run_id)).toEqual([ids.done]);
+      expect(await refused(alice, "reflect_archive", { run_id: ids.discarded })).toEqual({
+        error: "run_not_found",
+        error_type: "not_found",
+      });
+      expect((await ok(alice, "reflect_review", { run_id: ids.discarded })).total).toBe(1);
+
+      // The live one discards onto the retire stamps.
+      expect(await ok(alice, "reflect_discard", { run_id: ids.done, reason: "migrated" })).toEqual({
+        run_id: ids.done,
+        rows_deleted: 1,
+      });
+      const after = await old.db.db
+        .selectFrom("shampoo_reflection_runs")
+        .selectAll()
+        .where("run_id", "=", ids.done)
+        .executeTakeFirstOrThrow();
+      expect(after).toMatchObject({
+        status: "discarded",
+        lifecycle: "retired",
+        retired_at: new Date(old.clock.now()).toISOString(),
+        retired_by: "alice",
+        retire_reason: "migrated",
+      });
+    } finally {
+      await old.close();
+    }
   });
 
   it("a broken pass marks the run failed (best effort) and answers internal_error", async () => {

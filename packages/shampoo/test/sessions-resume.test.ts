@@ -89,7 +89,7 @@ describe.each(DIALECTS)("resume_context on %s", (dialect) => {
       token_budget: 4000,
       token_usage: pack.token_usage,
       body: pack.body,
-      status: "active",
+      lifecycle: "live",
       created_by: a.caller.principal,
     });
     expect(Number(row.freshness_score)).toBe(1);

@@ -1,18 +1,23 @@
 import { type DialectName, sql } from "kernel";
+import { adoptLifecycle, type LifecycleColumns } from "../../platform/lifecycle.ts";
 import type { Up } from "../../store/schema.ts";
 import { LIVE_STATUS_SQL } from "../tasks/ready-sql.ts";
 import type { RunStatus } from "./rules/model.ts";
 import { BLANK_SQL } from "./store/blank.ts";
 
 /**
- * Reflection tables. Nothing is removed: a discarded run keeps its row (status discarded, with
- * who, when and why), its candidates and its snapshots; candidates are never deleted either.
+ * Reflection tables. Nothing is removed: a discarded run keeps its row, its candidates and its
+ * snapshots; candidates are never deleted either. Discarding is the run's retirement in the
+ * never-delete vocabulary (platform/lifecycle.ts): the run's status becomes `discarded` (the
+ * catalog's run status) and its lifecycle `retired`, with who, when and why in retired_at /
+ * retired_by / retire_reason. Run-centric reads see live runs only. `archived_at` is a listing
+ * flag, not the lifecycle: an archived run is still read by id.
  *
  * A run is reached through its input project (`project`, null = unfiltered): only callers
  * granted that project see it, and unfiltered runs only star callers ("input-project gate").
  * `created_by` is the catalog's free-text attribution; `principal` is who really called.
  */
-export interface ReflectionRunRow {
+export interface ReflectionRunRow extends LifecycleColumns {
   run_id: string;
   profile: string;
   project: string | null;
@@ -32,9 +37,6 @@ export interface ReflectionRunRow {
   started_at: string | null;
   finished_at: string | null;
   archived_at: string | null;
-  discarded_at: string | null;
-  discarded_by: string | null;
-  discard_reason: string | null;
   updated_at: string;
   last_event_id: string;
 }
@@ -180,6 +182,17 @@ export const reflectionMigrations: Record<string, Up> = {
     for (const [name, columns, where] of auditIndexes(dialect, true)) {
       await sql.raw(`CREATE INDEX ${name}_project ON shampoo_tasks (${columns}) WHERE ${where}`).execute(db);
     }
+  },
+  /**
+   * Runs join the never-delete vocabulary: a discarded run is retired (its status stays
+   * `discarded`), and the discard stamps become the retire stamps. No index names a status value.
+   */
+  async "0003_lifecycle"(db, dialect) {
+    await adoptLifecycle(db, dialect, {
+      table: "shampoo_reflection_runs",
+      state: { column: "status", map: { discarded: "retired" }, keep: true },
+      rename: { discarded_at: "retired_at", discarded_by: "retired_by", discard_reason: "retire_reason" },
+    });
   },
 };
 

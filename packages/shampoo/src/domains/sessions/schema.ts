@@ -1,3 +1,4 @@
+import type { LIFECYCLE_AUDIT_COLUMNS, LifecycleColumns } from "../../platform/lifecycle.ts";
 import type { Up } from "../../store/schema.ts";
 
 /**
@@ -33,9 +34,11 @@ export interface SessionRow {
 
 /**
  * A persisted context pack. resume_context writes pack_type "handoff"; build_context_pack (context
- * governance) will write the other pack types into the same table. status active | retired.
+ * governance) writes the other pack types into the same table. Its lifecycle is the never-delete
+ * vocabulary's (platform/lifecycle.ts): live, or retired (with its stamps) once a newer pack of
+ * the same kind supersedes it (governance migration 0003 moved the old status active | retired).
  */
-export interface ContextPackRow {
+export interface ContextPackRow extends LifecycleColumns {
   pack_id: string;
   profile: string;
   pack_type: string;
@@ -48,11 +51,13 @@ export interface ContextPackRow {
   body: string;
   /** JSON text: the references of every item the body includes (provenance). */
   items_json: string;
-  status: "active" | "retired";
   created_by: string;
   created_at: string;
   last_event_id: string;
 }
+
+/** A pack as it is written: live, its lifecycle stamps not set yet (null). */
+export type NewContextPack = Omit<ContextPackRow, (typeof LIFECYCLE_AUDIT_COLUMNS)[number]>;
 
 /** Run history of context tools: one row per resume_context (and later build_context_pack) run. */
 export interface ContextRunRow {

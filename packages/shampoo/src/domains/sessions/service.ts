@@ -14,7 +14,7 @@ import {
   sessionView,
 } from "./model.ts";
 import { buildHandoff, HANDOFF_TOKEN_BUDGET, PACK_EVENTS, PACK_TASKS, RECENT_DAYS } from "./pack.ts";
-import type { ContextPackRow, SessionRow } from "./schema.ts";
+import type { NewContextPack, SessionRow } from "./schema.ts";
 import {
   getSession,
   insertPack,
@@ -236,7 +236,7 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
 
     const packId = randomUUID();
     const runId = randomUUID();
-    const pack: ContextPackRow = {
+    const pack: NewContextPack = {
       pack_id: packId,
       profile: ctx.caller.profile,
       pack_type: "handoff",
@@ -247,7 +247,7 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
       freshness_score: built.freshness,
       body: built.body,
       items_json: JSON.stringify(built.items),
-      status: "active",
+      lifecycle: "live",
       created_by: ctx.caller.principal,
       created_at: at,
       last_event_id: "",

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import type { ContextPackRow, ContextRunRow, SessionRow } from "./schema.ts";
+import type { ContextRunRow, NewContextPack, SessionRow } from "./schema.ts";
 
 /**
  * Session, pack and run queries. Scope and ownership live in the WHERE clause: a session the
@@ -163,7 +163,7 @@ export async function recentTaskEvents(
   return q.orderBy("h.seq", "desc").limit(limit).execute();
 }
 
-export async function insertPack(trx: Transaction<ShampooDB>, row: ContextPackRow): Promise<void> {
+export async function insertPack(trx: Transaction<ShampooDB>, row: NewContextPack): Promise<void> {
   await trx.insertInto("shampoo_context_packs").values(row).execute();
 }
 

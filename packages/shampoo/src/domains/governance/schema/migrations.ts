@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kernel";
+import { adoptLifecycle } from "../../../platform/lifecycle.ts";
 import type { Up } from "../../../store/schema.ts";
 import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 
@@ -275,5 +276,17 @@ export const governanceMigrations: Record<string, Up> = {
     for (const [name, table, columns, where] of indexes) {
       await sql.raw(`CREATE INDEX ${name} ON ${table} (${columns}) WHERE ${where}`).execute(db);
     }
+  },
+  /**
+   * Context packs join the never-delete vocabulary: their status (active | retired, nothing else)
+   * becomes the column `lifecycle` (active → live, retired → retired) with the audit columns
+   * beside it. The table is the sessions module's, but this module's 0001 indexed its status
+   * (shampoo_context_packs_kind, which follows the rename), so the move runs here, after it.
+   */
+  async "0003_pack_lifecycle"(db, dialect) {
+    await adoptLifecycle(db, dialect, {
+      table: "shampoo_context_packs",
+      state: { column: "status", map: { retired: "retired" } },
+    });
   },
 };

@@ -106,7 +106,7 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
     .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
     .selectAll("p")
     .where("p.profile", "=", profile)
-    .where("p.status", "=", "active")
+    .where("p.lifecycle", "=", "live")
     .where("p.created_by", "=", w.ctx.caller.principal)
     .where("s.pack_id", "is", null)
     .orderBy("p.pack_id")
@@ -177,7 +177,7 @@ const REPAIR_COUNTER: Record<string, string> = {
 };
 
 async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: string) {
-  row.last_event_id = event(w, "memory_issue", row.issue_id, action, old, row);
+  row.last_event_id = await event(w, "memory_issue", row.issue_id, action, old, row);
   await putIssue(w.trx, row, old === null);
 }
 

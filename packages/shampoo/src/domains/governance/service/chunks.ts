@@ -52,7 +52,7 @@ function newChunk(w: W, t: TaskRow): ChunkRow {
 
 /** Writes a chunk change with its event; returns the stored row. */
 export async function saveChunk(w: W, old: ChunkRow | null, row: ChunkRow, action: string, payload?: unknown) {
-  row.last_event_id = event(w, "chunk", row.chunk_id, action, old, row, payload);
+  row.last_event_id = await event(w, "chunk", row.chunk_id, action, old, row, payload);
   await putChunk(w.trx, row, old === null);
   return row;
 }
@@ -181,7 +181,7 @@ export async function queueClarification(w: W, ref: string, max: number) {
       created_at: w.at,
       last_event_id: "",
     };
-    q.last_event_id = event(w, "question", q.question_id, "create", null, q);
+    q.last_event_id = await event(w, "question", q.question_id, "create", null, q);
     await putQuestion(w.trx, q, true);
     created.push(q);
   }
@@ -234,7 +234,7 @@ export async function recordHumanAnswer(w: W, ref: string, answer: string, quest
       answered_by: w.ctx.caller.principal,
       answered_at: w.at,
     };
-    row.last_event_id = event(w, "question", q.question_id, "answer", q, row);
+    row.last_event_id = await event(w, "question", q.question_id, "answer", q, row);
     await putQuestion(w.trx, row, false);
   }
   const to = addressed.length === 1 ? ` to ${addressed[0]?.type} question ${addressed[0]?.question_id}` : "";

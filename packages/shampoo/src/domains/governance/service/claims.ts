@@ -23,7 +23,7 @@ export function claimView(c: ClaimRow) {
 }
 
 async function saveClaim(w: W, old: ClaimRow | null, row: ClaimRow, action: string, payload?: unknown) {
-  row.last_event_id = event(w, "claim", row.claim_id, action, old, row, payload);
+  row.last_event_id = await event(w, "claim", row.claim_id, action, old, row, payload);
   await putClaim(w.trx, row, old === null);
   return row;
 }
@@ -137,7 +137,7 @@ export async function extractCandidateClaims(w: W, ref: string, scopeHint: Scope
  * contradictions are linked with counts refreshed.
  */
 export async function promoteCandidate(w: W, claimId: string, mode: Mode, internal: boolean) {
-  const claim = await claimById(w.trx, w.scope, claimId, w.ctx.database.dialect === "postgres");
+  const claim = await claimById(w.trx, w.scope, claimId, w.engine.caps.rowLock);
   if (!claim) throw notFound("claim");
   if (claim.status !== "candidate")
     throw refused(`claim is ${claim.status}; only candidate claims can be promoted`, "invalid_state");

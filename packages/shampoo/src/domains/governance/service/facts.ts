@@ -12,7 +12,7 @@ import { event, notFound, refused, type W } from "./write.ts";
  */
 export async function saveFact(w: W, old: FactRow | null, row: FactRow, action: string, payload?: unknown) {
   const expected = old?.last_event_id ?? "";
-  row.last_event_id = event(w, "fact", row.fact_id, action, old, row, payload);
+  row.last_event_id = await event(w, "fact", row.fact_id, action, old, row, payload);
   if (old === null) await w.trx.insertInto("governance_facts").values(row).execute();
   else if (!(await casFact(w.trx, row, expected)))
     throw refused("fact changed concurrently; read it again", "conflict");
@@ -156,12 +156,12 @@ export async function governFact(w: W, a: GovernArgs) {
     throw refused(`target_fact_id is required for ${a.action}`, "validation");
   if (needsTarget && a.target_fact_id === a.fact_id)
     throw refused("target_fact_id must differ from fact_id", "validation");
-  const pg = w.ctx.database.dialect === "postgres";
+  const lock = w.engine.caps.rowLock;
   // Lock in id order so two supersedes naming each other cannot deadlock on PostgreSQL.
   const ids = needsTarget ? [a.fact_id, a.target_fact_id as string].sort() : [a.fact_id];
   const rows = new Map<string, FactRow>();
   for (const id of ids) {
-    const r = await factById(w.trx, w.scope, id, pg);
+    const r = await factById(w.trx, w.scope, id, lock);
     if (!r) throw notFound("fact");
     rows.set(id, r);
   }
@@ -204,7 +204,7 @@ export async function governFact(w: W, a: GovernArgs) {
       effective_at: a.effective_at,
       decided_by: w.ctx.caller.principal,
       decided_at: w.at,
-      event_id: w.events.at(-1)?.eventId ?? "",
+      event_id: w.lastEventId,
     })
     .execute();
   return {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kernel";
+import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
 import type { TaskRow } from "../../../store/schema.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
 import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
@@ -9,7 +10,7 @@ import { norm } from "../rules/text.ts";
 import type { ClaimRow, FactRow } from "../schema/tables.ts";
 import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
 import { impactLink } from "./facts.ts";
-import { recordRun, type W } from "./write.ts";
+import { record, recordRun, type W } from "./write.ts";
 
 /**
  * How many rows of each kind a pack considers (most recently changed first). A targeted pack
@@ -59,7 +60,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const dialect = w.ctx.database.dialect;
+  const dialect = w.engine.dialect;
   const liveFacts = () => facts(w.trx, w.scope).selectAll().where(LIVE_FACT);
   const fs = union<FactRow>(
     "fact_id",
@@ -183,8 +184,9 @@ export interface BuildArgs {
 
 /**
  * Builds, persists and reports one pack. Persisted only when something was selected (an empty
- * pack has pack_id null); a new pack retires the caller's earlier active packs of the same kind
- * (type, session, target), each retirement a history event. The summary artifact and the
+ * pack has pack_id null); a new pack retires the caller's earlier live packs of the same kind
+ * (type, session, target), each retirement stamped (retired_at/by, "superseded by pack <id>")
+ * and a history event. The summary artifact and the
  * provenance of every included item are written beside it, and a run-history entry.
  */
 export async function buildContextPack(w: W, a: BuildArgs) {
@@ -206,14 +208,20 @@ export async function buildContextPack(w: W, a: BuildArgs) {
       freshness_score: p.freshness_score,
       body: p.body,
       items_json: JSON.stringify(p.items.map((i) => ({ kind: i.kind, ref: i.ref, at: i.at, score: i.score }))),
-      status: "active" as const,
+      lifecycle: "live" as const,
       created_by: w.ctx.caller.principal,
       created_at: w.at,
       last_event_id: "",
     };
-    await retireStale(w, a.pack_type, sessionId, targetRef);
+    await retireStale(w, a.pack_type, sessionId, targetRef, packId);
     const { body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta } = row;
-    row.last_event_id = pushPackEvent(w, packId, "create", null, { ...meta, target_ref: targetRef });
+    row.last_event_id = await record(w, {
+      entityKind: "context_pack",
+      entityId: packId,
+      action: "create",
+      old: null,
+      new: { ...meta, target_ref: targetRef },
+    });
     await w.trx.insertInto("shampoo_context_packs").values(row).execute();
     await w.trx
       .insertInto("governance_pack_summaries")
@@ -282,39 +290,38 @@ function summaryOf(type: PackType, p: Pack): string {
   return `${type} pack: ${p.items.length} items (${p.sections.map((s) => `${s.items} ${s.name.toLowerCase()}`).join(", ")}), ${p.token_usage} tokens`;
 }
 
-function pushPackEvent(w: W, packId: string, action: string, old: unknown, row: unknown): string {
-  const eventId = randomUUID();
-  w.events.push({ eventId, entityKind: "context_pack", entityId: packId, action, old, new: row });
-  return eventId;
-}
-
-async function retireStale(w: W, type: PackType, sessionId: string | null, targetRef: string | null) {
+async function retireStale(
+  w: W,
+  type: PackType,
+  sessionId: string | null,
+  targetRef: string | null,
+  supersededBy: string,
+) {
   const stale = await w.trx
     .selectFrom("shampoo_context_packs as p")
     .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
     .select(["p.pack_id", "p.last_event_id"])
     .where("p.profile", "=", w.ctx.caller.profile)
     .where("p.pack_type", "=", type)
-    .where("p.status", "=", "active")
+    .where("p.lifecycle", "=", "live")
     .where("p.created_by", "=", w.ctx.caller.principal)
     .where((eb) => (sessionId === null ? eb("p.session_id", "is", null) : eb("p.session_id", "=", sessionId)))
     .where((eb) => (targetRef === null ? eb("s.target_ref", "is", null) : eb("s.target_ref", "=", targetRef)))
     .orderBy("p.pack_id")
     .execute();
+  const retire = lifecycleSet("retire", stampOf(w, `superseded by pack ${supersededBy}`));
   for (const s of stale) {
-    const eventId = randomUUID();
-    w.events.push({
-      eventId,
+    const eventId = await record(w, {
       entityKind: "context_pack",
       entityId: s.pack_id,
       action: "retire",
-      old: { status: "active" },
-      new: { status: "retired", retired_at: w.at },
+      old: { lifecycle: "live" },
+      new: retire,
       parentEventId: s.last_event_id,
     });
     await w.trx
       .updateTable("shampoo_context_packs")
-      .set({ status: "retired", last_event_id: eventId })
+      .set({ ...retire, last_event_id: eventId })
       .where("pack_id", "=", s.pack_id)
       .execute();
   }

@@ -2,34 +2,35 @@ import { randomUUID } from "node:crypto";
 import { DomainError, iso, type Transaction } from "kernel";
 import { type Scope, scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
-import { type PendingEvent, recordEvents } from "../../../store/history.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import type { Mutation } from "../../../store/history.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
 
 export type Trx = Transaction<ShampooDB>;
 
-/** One governance write: its transaction, clock reading, scope, and the events it will record. */
-export interface W {
-  ctx: ShampooCtx;
-  trx: Trx;
-  now: number;
+/** One governance write: the platform write scope, its time as text, the caller's scope. */
+export interface W extends WriteScope {
   at: string;
   scope: Scope;
-  events: PendingEvent[];
+  /** The id of the last history event this write recorded ("" before any). */
+  lastEventId: string;
 }
 
 /**
- * Runs `fn` in one transaction (Database.transaction: BEGIN IMMEDIATE on SQLite, so concurrent
- * writers queue instead of failing) and records its history events in it, the clock bumped once
- * for all of them. Anything thrown rolls back everything: all-or-nothing per call.
+ * Runs `fn` through the platform write path (platform/write.ts): one transaction (BEGIN IMMEDIATE
+ * on SQLite, so concurrent writers queue instead of failing), its history events written at the
+ * end with one clock bump. Anything thrown rolls back everything: all-or-nothing per call.
  */
-export async function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Promise<T> {
-  const now = ctx.clock.now();
-  return ctx.database.transaction(async (trx) => {
-    const w: W = { ctx, trx: trx as Trx, now, at: iso(now), scope: scopeOf(ctx.caller), events: [] };
-    const result = await fn(w);
-    await recordEvents(w.trx, ctx.caller, ctx.source, now, w.events);
-    return result;
-  });
+export function inWrite<T>(ctx: ShampooCtx, fn: (w: W) => Promise<T>): Promise<T> {
+  return write(ctx, (scope) =>
+    fn(Object.assign(scope, { at: iso(scope.now), scope: scopeOf(ctx.caller), lastEventId: "" })),
+  );
+}
+
+/** Records one history event of the write (w.event) and returns its id. */
+export async function record(w: W, m: Mutation): Promise<string> {
+  w.lastEventId = await w.event(m);
+  return w.lastEventId;
 }
 
 /** A row as its history event records it: everything but the profile and the event pointer. */
@@ -41,7 +42,7 @@ export function view<R extends { profile: string; last_event_id: string }>(
 }
 
 /**
- * Queues the history event of one row change and returns its id (to store as last_event_id).
+ * Records the history event of one row change and returns its id (to store as last_event_id).
  * `old` null for a creation; the row's previous event is its parent, so each row's events chain.
  */
 export function event<R extends { profile: string; last_event_id: string }>(
@@ -52,10 +53,8 @@ export function event<R extends { profile: string; last_event_id: string }>(
   old: R | null,
   row: R,
   payload?: unknown,
-): string {
-  const eventId = randomUUID();
-  w.events.push({
-    eventId,
+): Promise<string> {
+  return record(w, {
     entityKind: kind,
     entityId: id,
     action,
@@ -64,7 +63,6 @@ export function event<R extends { profile: string; last_event_id: string }>(
     payload,
     parentEventId: old?.last_event_id ?? null,
   });
-  return eventId;
 }
 
 /** The run-history entry every context-governance tool records (shampoo_context_runs). */

@@ -1,4 +1,5 @@
 import { scopeOf } from "../../../access/caller.ts";
+import { read } from "../../../platform/write.ts";
 import { input, output, tool } from "../../../tooling.ts";
 import { ISSUE_KINDS, issueView } from "../service/audit.ts";
 import { issues } from "../store.ts";
@@ -39,7 +40,7 @@ export const list_memory_issues = tool({
     const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));
     const offset = Math.max(0, typeof a.offset === "number" ? a.offset : 0);
     const status = typeof a.status === "string" ? a.status : "open";
-    return ctx.database.read(async (db) => {
+    return read(ctx, async (db) => {
       let q = issues(db, scopeOf(ctx.caller));
       if (status !== "all") q = q.where("status", "=", status);
       if (typeof a.kind === "string") q = q.where("kind", "=", a.kind);

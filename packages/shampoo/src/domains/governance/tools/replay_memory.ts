@@ -1,3 +1,4 @@
+import { read } from "../../../platform/write.ts";
 import { input, output, tool } from "../../../tooling.ts";
 import { REPLAY_CONTRACT, REPLAY_DEFAULT, REPLAY_KINDS, REPLAY_MAX, replay } from "../service/replay.ts";
 import { given, isoArg } from "../service/write.ts";
@@ -37,6 +38,6 @@ export const replay_memory = tool({
       since: since === undefined ? undefined : isoArg("since_ts", since),
       limit,
     };
-    return ctx.database.read((db) => replay(db, ctx.caller, args));
+    return read(ctx, (db) => replay(db, ctx.caller, args));
   },
 });

@@ -8,7 +8,7 @@ import type { RunStatus } from "./model.ts";
  *                │            └─cancel────→ canceled
  *                ├─cancel→ canceled
  *                └─fail──→ failed        (a best-effort marking when the pass breaks early)
- *   completed | failed | canceled ─discard→ discarded   (final: the run reads as absent)
+ *   completed | failed | canceled ─discard→ discarded   (final: lifecycle retired, the run reads as absent)
  *   completed | failed | canceled ─archive→ same status, archived_at stamped once
  *
  * Every move is a compare-and-swap on the status the mover read (store.ts casRunStatus), so a

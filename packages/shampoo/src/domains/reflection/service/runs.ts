@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { iso, type Transaction } from "kernel";
 import { projectValue } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
+import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
 import { recordEvent } from "../../../store/history.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
 import { badArgument, badTransition, runNotFound } from "../errors.ts";
@@ -100,9 +101,15 @@ export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
     started_at: null,
     finished_at: null,
     archived_at: null,
-    discarded_at: null,
-    discarded_by: null,
-    discard_reason: null,
+    lifecycle: "live",
+    voided_at: null,
+    voided_by: null,
+    void_reason: null,
+    revived_at: null,
+    revived_by: null,
+    retired_at: null,
+    retired_by: null,
+    retire_reason: null,
     updated_at: iso(now),
     last_event_id: "",
   };
@@ -299,7 +306,8 @@ export async function discardRun(ctx: ShampooCtx, a: Record<string, unknown>): P
   return onRun(ctx, String(a.run_id), async (trx, run, now) => {
     const m = move(run.status, "discard");
     if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
-    const set = { status: m.to, discarded_at: iso(now), discarded_by: ctx.caller.principal, discard_reason: reason };
+    // Discarding is the run's retirement: status discarded, lifecycle retired with its stamps.
+    const set = { status: m.to, ...lifecycleSet("retire", stampOf({ now, ctx }, reason)) };
     await swap(ctx, trx, run.run_id, run.status, set, "discard", now);
     // rows_deleted: the catalog's wire shape (1 on success); nothing is physically removed.
     return { run_id: run.run_id, rows_deleted: 1 };

@@ -8,8 +8,9 @@ import type { ReflectionCandidateRow, ReflectionRunRow, ReflectionSnapshotRow } 
  * Run, candidate and snapshot queries. The gates live in the WHERE clause, so a run or a
  * candidate the caller may not reach is never loaded: unknown and foreign read the same.
  * - Run gate: same profile, and the run's input project granted; unfiltered runs (project
- *   NULL) only with star. Run-centric reads also skip discarded runs (they resolve as absent).
- * - Candidate gate: the run gate (discarded runs included: review and decide keep working), the
+ *   NULL) only with star. Run-centric reads see live runs only: a discarded run is retired and
+ *   resolves as absent.
+ * - Candidate gate: the run gate (retired runs included: review and decide keep working), the
  *   candidate's evidence project granted, and a private entity's candidate only for its creator.
  */
 
@@ -28,19 +29,19 @@ export function runProjectAllowed(caller: Caller, project: string | null): boole
   return project === null ? caller.star : caller.star || caller.projects.has(project);
 }
 
-/** A run the caller may reach, not discarded. `lock`: a row lock on PostgreSQL (SQLite serialises writers). */
+/** A live run the caller may reach. `lock`: a row lock on PostgreSQL (SQLite serialises writers). */
 export async function getRun(
   db: Db,
   caller: Caller,
   runId: string,
-  opts: { lock?: boolean; withDiscarded?: boolean } = {},
+  opts: { lock?: boolean } = {},
 ): Promise<ReflectionRunRow | undefined> {
   let q = db
     .selectFrom("shampoo_reflection_runs as r")
     .selectAll("r")
     .where("r.run_id", "=", runId)
-    .where(runGate(caller));
-  if (!opts.withDiscarded) q = q.where("r.status", "!=", "discarded");
+    .where(runGate(caller))
+    .where("r.lifecycle", "=", "live");
   if (opts.lock) q = q.forUpdate();
   return q.executeTakeFirst();
 }
@@ -94,13 +95,13 @@ export interface RunFilter {
   offset: number;
 }
 
-/** Runs the caller may reach, newest first; discarded runs never, archived ones on request. */
+/** Live runs the caller may reach, newest first; archived ones on request. */
 export async function listRuns(
   db: Db,
   caller: Caller,
   f: RunFilter,
 ): Promise<{ rows: ReflectionRunRow[]; total: number }> {
-  let q = db.selectFrom("shampoo_reflection_runs as r").where(runGate(caller)).where("r.status", "!=", "discarded");
+  let q = db.selectFrom("shampoo_reflection_runs as r").where(runGate(caller)).where("r.lifecycle", "=", "live");
   if (f.project !== null) q = q.where("r.project", "=", f.project);
   if (f.status !== null) q = q.where("r.status", "=", f.status);
   if (!f.includeArchived) q = q.where("r.archived_at", "is", null);
