@@ -38,8 +38,9 @@ import {
  * event per changed row: the whole call commits or nothing does.
  * Nothing is deleted (platform/lifecycle.ts): delete_* void rows (lifecycle void, voided_at /
  * voided_by stamps), and a re-create revives the same row (same id, creation stamps untouched,
- * revived_at / revived_by stamped, the void stamps kept as last-void evidence). Entity voids never cascade: observations, relations and aliases stay as
- * they are and simply resolve as absent while their entity is void.
+ * revived_at / revived_by stamped, the void stamps kept as last-void evidence). Entity voids
+ * never cascade: observations, relations and aliases stay as they are and simply resolve as
+ * absent while their entity is void.
  *
  * Every write is O(1) in the size of the graph: rows are found by unique keys, and the search
  * indexes change per row (FTS triggers on SQLite, generated columns on PostgreSQL).
@@ -98,7 +99,7 @@ function lifeView(r: GraphLifecycle): Record<string, unknown> {
 }
 
 /** A new row's lifecycle columns: live, never moved. */
-export const NEW_LIFE = {
+const NEW_LIFE = {
   lifecycle: "live",
   voided_at: null,
   voided_by: null,
