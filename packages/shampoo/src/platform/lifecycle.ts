@@ -68,24 +68,34 @@ export function stampOf(w: Pick<WriteScope, "now" | "ctx">, reason?: string | nu
   return { at: new Date(w.now).toISOString(), by: w.ctx.caller.principal, reason: reason ?? null };
 }
 
+/** The columns each move sets: its state and its own audit columns. */
+export interface VoidSet {
+  lifecycle: "void";
+  voided_at: string;
+  voided_by: string;
+  void_reason: string | null;
+}
+export interface ReviveSet {
+  lifecycle: "live";
+  revived_at: string;
+  revived_by: string;
+}
+export interface RetireSet {
+  lifecycle: "retired";
+  retired_at: string;
+  retired_by: string;
+  retire_reason: string | null;
+}
+
 /**
- * The columns one move sets: its state and its own audit columns (for `.set(…)`). A revive
+ * The columns one move sets (for `.set(…)`): its state and its own audit columns. A revive
  * leaves the void stamps in place (last-void evidence).
  */
-export function lifecycleSet(
-  move: "void",
-  s: Stamp,
-): Pick<LifecycleColumns, "lifecycle" | "voided_at" | "voided_by" | "void_reason">;
-export function lifecycleSet(
-  move: "revive",
-  s: Stamp,
-): Pick<LifecycleColumns, "lifecycle" | "revived_at" | "revived_by">;
-export function lifecycleSet(
-  move: "retire",
-  s: Stamp,
-): Pick<LifecycleColumns, "lifecycle" | "retired_at" | "retired_by" | "retire_reason">;
-export function lifecycleSet(move: LifecycleMove, s: Stamp): Partial<LifecycleColumns>;
-export function lifecycleSet(move: LifecycleMove, s: Stamp): Partial<LifecycleColumns> {
+export function lifecycleSet(move: "void", s: Stamp): VoidSet;
+export function lifecycleSet(move: "revive", s: Stamp): ReviveSet;
+export function lifecycleSet(move: "retire", s: Stamp): RetireSet;
+export function lifecycleSet(move: LifecycleMove, s: Stamp): VoidSet | ReviveSet | RetireSet;
+export function lifecycleSet(move: LifecycleMove, s: Stamp): VoidSet | ReviveSet | RetireSet {
   const reason = s.reason ?? null;
   switch (move) {
     case "void":
@@ -96,6 +106,19 @@ export function lifecycleSet(move: LifecycleMove, s: Stamp): Partial<LifecycleCo
       return { lifecycle: "retired", retired_at: s.at, retired_by: s.by, retire_reason: reason };
   }
 }
+
+/** A new row's lifecycle columns: live, never moved (spread into an insert's values). */
+export const NEW_LIFECYCLE = {
+  lifecycle: "live",
+  voided_at: null,
+  voided_by: null,
+  void_reason: null,
+  revived_at: null,
+  revived_by: null,
+  retired_at: null,
+  retired_by: null,
+  retire_reason: null,
+} as const satisfies LifecycleColumns;
 
 /** `<alias>.lifecycle = 'live'` for raw SQL (Kysely builders: `.where("x.lifecycle", "=", "live")`). */
 export function isLive(alias?: string) {

@@ -3,7 +3,7 @@ import { iso, type Prepared, prepared } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { Engine } from "../../platform/engine.ts";
-import { lifecycleSet, stampOf } from "../../platform/lifecycle.ts";
+import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
@@ -96,29 +96,6 @@ function lifeView(r: GraphLifecycle): Record<string, unknown> {
     revived_at: r.revived_at,
     revived_by: r.revived_by,
   };
-}
-
-/** A new row's lifecycle columns: live, never moved. */
-const NEW_LIFE = {
-  lifecycle: "live",
-  voided_at: null,
-  voided_by: null,
-  void_reason: null,
-  revived_at: null,
-  revived_by: null,
-  retired_at: null,
-  retired_by: null,
-  retire_reason: null,
-} as const satisfies GraphLifecycle;
-
-/** The columns a delete_* call sets on a row: void, stamped with the call's time and caller. */
-function voidSet(w: W) {
-  return { ...lifecycleSet("void", stampOf(w)), lifecycle: "void" as const };
-}
-
-/** The columns a re-create sets on a void row: live again, revive stamped, void stamps kept. */
-function reviveSet(w: W) {
-  return { ...lifecycleSet("revive", stampOf(w)), lifecycle: "live" as const };
 }
 
 /** The audited public shape of an entity row (history old/new). */
@@ -218,7 +195,7 @@ async function addObservationsTo(w: W, entity: Entity, contents: string[], fresh
       .executeTakeFirst();
     if (found?.lifecycle === "live") continue;
     if (found) {
-      const revive = reviveSet(w);
+      const revive = lifecycleSet("revive", stampOf(w));
       const next = { ...found, ...revive };
       const eventId = await event(
         w,
@@ -256,7 +233,7 @@ async function newObservation(w: W, entity: Entity, content: string, hash: strin
     created_at: w.at,
     created_by: w.ctx.caller.principal,
     last_event_id: "",
-    ...NEW_LIFE,
+    ...NEW_LIFECYCLE,
   };
   row.last_event_id = await event(w, "observation", row.id, "create", null, observationView(row), null);
   return row;
@@ -362,7 +339,7 @@ async function addAliasesTo(w: W, entity: Entity, aliases: { alias: string; norm
       alias_norm: a.norm,
       created_at: w.at,
       created_by: w.ctx.caller.principal,
-      ...NEW_LIFE,
+      ...NEW_LIFECYCLE,
     };
     await event(w, "alias", row.id, "create", null, { id: row.id, entity_id: entity.id, alias: a.alias }, null);
     await w.trx.insertInto("shampoo_aliases").values(row).execute();
@@ -477,7 +454,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
         created_by: caller.principal,
         updated_at: w.at,
         last_event_id: createEvent,
-        ...NEW_LIFE,
+        ...NEW_LIFECYCLE,
       });
       if (inserted) {
         await insertPhrases(w.trx, phraseRows(inserted.profile, inserted.id, [inserted.name]));
@@ -509,7 +486,7 @@ export async function createEntitiesIn(w: W, entries: EntityInput[]): Promise<Cr
     let action = "touch";
     if (!fresh) {
       if (entity.lifecycle === "void") {
-        Object.assign(set, reviveSet(w));
+        Object.assign(set, lifecycleSet("revive", stampOf(w)));
         action = "revive";
         created++;
       }
@@ -633,7 +610,7 @@ export async function createRelationsIn(
       continue;
     }
     if (found) {
-      const revive = reviveSet(w);
+      const revive = lifecycleSet("revive", stampOf(w));
       const next = { ...found, ...revive };
       const eventId = await event(
         w,
@@ -665,7 +642,7 @@ export async function createRelationsIn(
         created_at: w.at,
         created_by: w.ctx.caller.principal,
         last_event_id: createEvent,
-        ...NEW_LIFE,
+        ...NEW_LIFECYCLE,
       })
       .onConflict((oc) => oc.columns(["profile", "from_id", "to_id", "relation_type"]).doNothing())
       .returningAll()
@@ -710,7 +687,7 @@ export async function deleteRelations(ctx: ShampooCtx, a: Record<string, unknown
       if (!from || !to) continue;
       const found = await findTriple(w, from.id, to.id, t.relationType);
       if (found?.lifecycle !== "live") continue;
-      const voided = voidSet(w);
+      const voided = lifecycleSet("void", stampOf(w));
       const next = { ...found, ...voided };
       const eventId = await event(
         w,
@@ -742,7 +719,7 @@ export async function deleteEntities(ctx: ShampooCtx, a: Record<string, unknown>
     const live = await liveByNorms(w.trx, w.s, names, w.lock);
     let deleted = 0;
     for (const entity of live.values()) {
-      await changeEntity(w, entity, voidSet(w), "void");
+      await changeEntity(w, entity, lifecycleSet("void", stampOf(w)), "void");
       deleted++;
     }
     return { deleted };
@@ -774,7 +751,7 @@ export async function deleteObservations(ctx: ShampooCtx, a: Record<string, unkn
           .where("lifecycle", "=", "live")
           .executeTakeFirst();
         if (!found) continue;
-        const voided = voidSet(w);
+        const voided = lifecycleSet("void", stampOf(w));
         const next = { ...found, ...voided };
         const eventId = await event(
           w,

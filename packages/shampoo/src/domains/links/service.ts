@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DomainError, iso, type Kysely, type Transaction } from "kernel";
 import { type Caller, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { lifecycleSet, stampOf } from "../../platform/lifecycle.ts";
+import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { notFound } from "../../tooling.ts";
@@ -88,19 +88,11 @@ function newLink(
     id: randomUUID(),
     profile: w.ctx.caller.profile,
     ...fields,
-    lifecycle: "live",
     created_at: at,
     created_by: w.ctx.caller.principal,
     updated_at: at,
     removal_marker: null,
-    voided_at: null,
-    voided_by: null,
-    void_reason: null,
-    revived_at: null,
-    revived_by: null,
-    retired_at: null,
-    retired_by: null,
-    retire_reason: null,
+    ...NEW_LIFECYCLE,
     last_event_id: "",
   };
 }
