@@ -42,8 +42,8 @@ import {
  * (entity_kind task_link): the decision, the link change and the event commit together or not at
  * all. Reads are one read() snapshot.
  * Nothing is deleted: unlink voids the link (platform/lifecycle.ts) and keeps a removal marker;
- * link_task_entity revives the same row. Lookups go through the scoped stores, so an invisible task or entity is
- * never loaded and reads exactly like a missing one.
+ * link_task_entity revives the same row. Lookups go through the scoped stores, so an invisible
+ * task or entity is never loaded and reads exactly like a missing one.
  */
 
 type Trx = Transaction<ShampooDB>;
