@@ -177,7 +177,6 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: Record<string, unknown>
       row = {
         ...old,
         ...lifecycleSet("revive", stampOf(w)),
-        lifecycle: "live", // what the revive sets, narrowed to the link's states
         link_type: "manual",
         score: focus.score,
         removal_marker: null,
@@ -241,7 +240,6 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: Record<string, unknow
     const row: TaskLinkRow = {
       ...old,
       ...lifecycleSet("void", stampOf(w)),
-      lifecycle: "void", // what the void sets, narrowed to the link's states
       removal_marker: JSON.stringify(marker),
       updated_at: at,
     };
