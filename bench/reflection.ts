@@ -28,7 +28,7 @@ import { type Caller, localCaller, makeCaller } from "shampoo/access/caller.ts";
 import type { Shampoo } from "shampoo/app.ts";
 import type { ClaimRow, FactRow } from "shampoo/domains/governance/schema/tables.ts";
 import { normalizeTitle } from "shampoo/domains/tasks/model.ts";
-import type { TaskRow } from "shampoo/store/schema.ts";
+import type { TaskRow } from "shampoo/domains/tasks/schema.ts";
 import {
   type Benchmark,
   dateStamp,

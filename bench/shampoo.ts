@@ -61,7 +61,8 @@ import { type Caller, localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo, TOOLS } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
 import { normalizeTitle, taskView } from "shampoo/domains/tasks/model.ts";
-import type { HistoryRow, ShampooDB, TaskRow } from "shampoo/store/schema.ts";
+import type { TaskRow } from "shampoo/domains/tasks/schema.ts";
+import type { HistoryRow, ShampooDB } from "shampoo/store/schema.ts";
 import { checkInvariants } from "../packages/shampoo/test/crash/invariants.ts";
 import {
   type Benchmark,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TaskRow } from "../src/store/schema.ts";
+import type { TaskRow } from "../src/domains/tasks/schema.ts";
 import { ADMIN } from "./support/reflection.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { ok, uniq } from "./support/tasks-write.ts";

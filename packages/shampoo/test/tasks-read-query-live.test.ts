@@ -2,9 +2,10 @@ import { type Kysely, sql } from "kernel";
 import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LIVE_RANGES } from "../src/domains/tasks/live-search.ts";
+import type { TaskRow } from "../src/domains/tasks/schema.ts";
 import { MODULES } from "../src/modules.ts";
 import { migrateModules } from "../src/platform/migrate.ts";
-import type { ShampooDB, TaskRow } from "../src/store/schema.ts";
+import type { ShampooDB } from "../src/store/schema.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { bulkInsert, expectLiveIndex, freshProfile, seedAll, type Task } from "./support/tasks-read.ts";
 

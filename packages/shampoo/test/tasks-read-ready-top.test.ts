@@ -2,7 +2,7 @@ import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ShampooCtx } from "../src/context.ts";
 import { readyContextWith, readyTopOnly } from "../src/domains/tasks/read.ts";
-import type { TaskRow } from "../src/store/schema.ts";
+import type { TaskRow } from "../src/domains/tasks/schema.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 import { bulkInsert, freshProfile, NOW } from "./support/tasks-read.ts";
 

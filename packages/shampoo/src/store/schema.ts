@@ -2,8 +2,9 @@ import type { DialectName, Generated, Kysely } from "kernel";
 import type { PlatformDB } from "../platform/schema.ts";
 
 /**
- * @deprecated import the task row types from domains/tasks/schema.ts (kept for the modules that
- * still read them from here; the one import of a domain left in the shared layer).
+ * @deprecated import the task row types from domains/tasks/schema.ts. The last users are the
+ * links module (domains/links/store.ts) and its test (test/links-discovery.test.ts); delete this
+ * line once they import from there. It is the one import of a domain left in the shared layer.
  */
 export type { TaskFacetRow, TaskRow, TaskScopeRow } from "../domains/tasks/schema.ts";
 

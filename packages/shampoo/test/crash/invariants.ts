@@ -14,7 +14,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Kysely } from "kernel";
 import { taskView } from "../../src/domains/tasks/model.ts";
-import type { HistoryRow, ShampooDB, TaskRow } from "../../src/store/schema.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import type { HistoryRow, ShampooDB } from "../../src/store/schema.ts";
 
 export interface InvariantReport {
   tasks: number;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kernel";
 import { expect } from "vitest";
 import { normalizeTitle } from "../../src/domains/tasks/model.ts";
-import type { TaskRow } from "../../src/store/schema.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
 import type { Agent, Harness } from "./shampoo.ts";
 
 /** Helpers shared by the task-read suites (test/tasks-read*.test.ts). */

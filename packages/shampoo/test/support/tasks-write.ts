@@ -1,6 +1,7 @@
 import { sql } from "kernel";
 import { expect, vi } from "vitest";
-import type { HistoryRow, TaskRow } from "../../src/store/schema.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import type { HistoryRow } from "../../src/store/schema.ts";
 import type { Agent, Harness } from "./shampoo.ts";
 
 /** Helpers shared by the task-write suites (test/tasks-write*.test.ts). */

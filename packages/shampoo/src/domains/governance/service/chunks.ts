@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TaskRow } from "../../../store/schema.ts";
+import type { TaskRow } from "../../tasks/schema.ts";
 import { getTask } from "../../tasks/store.ts";
 import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks.ts";
 import { awaitingBlock, draftQuestions, MAX_QUESTIONS } from "../rules/questions.ts";

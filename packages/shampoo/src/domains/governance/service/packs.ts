@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kernel";
 import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
-import type { TaskRow } from "../../../store/schema.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
 import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
+import type { TaskRow } from "../../tasks/schema.ts";
 import { scoped } from "../../tasks/store.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";

@@ -1,10 +1,10 @@
-import { iso, type Transaction } from "kernel";
+import { iso } from "kernel";
 import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
-import { recordEvent } from "../../../store/history.ts";
-import type { ShampooDB, TaskRow } from "../../../store/schema.ts";
+import { read, write } from "../../../platform/write.ts";
 import { taskView } from "../../tasks/model.ts";
 import { changeTaskIn } from "../../tasks/mutate.ts";
+import type { TaskRow } from "../../tasks/schema.ts";
 import { getTask } from "../../tasks/store.ts";
 import { badArgument, badTransition, candidateNotFound, runNotFound } from "../errors.ts";
 import { isDecision, isDecisionFilter, type Plan, plan, type TargetNow } from "../rules/apply.ts";
@@ -23,8 +23,6 @@ import {
 import { taskExists } from "../store/targets.ts";
 
 /** Candidates: review (pure read), decide, and apply with before/after snapshots. */
-
-type Trx = Transaction<ShampooDB>;
 
 function candidateView(c: CandidateWithApplied): Record<string, unknown> {
   return {
@@ -58,7 +56,7 @@ export async function reviewCandidates(ctx: ShampooCtx, a: Record<string, unknow
   const limit = clamp(a.limit as number | undefined, REVIEW_LIMIT.default, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
   const offset = offsetOf(a.offset as number | undefined);
   // A run the caller cannot reach has no visible candidate: the empty shape, as for an unknown id.
-  const { rows, total } = await ctx.database.read((db) =>
+  const { rows, total } = await read(ctx, (db) =>
     listCandidates(db, ctx.caller, String(a.run_id), { decision, type, limit, offset }),
   );
   return {
@@ -76,12 +74,11 @@ export async function decideCandidate(ctx: ShampooCtx, a: Record<string, unknown
   // Shape first: an unknown decision answers the same whether or not the candidate exists.
   if (!isDecision(decision)) throw badArgument("invalid_argument", "decision must be accept, reject or defer");
   const decidedBy = typeof a.decided_by === "string" && a.decided_by !== "" ? a.decided_by : "user";
-  const now = ctx.clock.now();
-  return ctx.database.transaction(async (trx) => {
-    const c = await getCandidate(trx, ctx.caller, String(a.candidate_id), ctx.database.dialect === "postgres");
+  return write(ctx, async (w) => {
+    const c = await getCandidate(w.trx, ctx.caller, String(a.candidate_id), w.engine.caps.rowLock);
     if (!c) throw candidateNotFound();
-    const set = { decision, decided_by: decidedBy, decided_principal: ctx.caller.principal, decided_at: iso(now) };
-    await recordEvent(trx as Trx, ctx.caller, ctx.source, now, {
+    const set = { decision, decided_by: decidedBy, decided_principal: ctx.caller.principal, decided_at: iso(w.now) };
+    await w.event({
       entityKind: "reflection_candidate",
       entityId: c.candidate_id,
       action: "decide",
@@ -89,7 +86,7 @@ export async function decideCandidate(ctx: ShampooCtx, a: Record<string, unknown
       new: { decision, decided_by: decidedBy, decided_at: set.decided_at },
       payload: { run_id: c.run_id },
     });
-    await setDecision(trx as Trx, c.candidate_id, set);
+    await setDecision(w.trx, c.candidate_id, set);
     return { candidate_id: c.candidate_id, decision, decided_by: decidedBy };
   });
 }
@@ -113,13 +110,11 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
       .map((s) => s.trim())
       .filter((s) => s !== ""),
   );
-  const pg = ctx.database.dialect === "postgres";
-  const now = ctx.clock.now();
   const scope = scopeOf(ctx.caller);
-  const lock = pg ? "postgres" : false;
-  return ctx.database.transaction(async (db) => {
-    const trx = db as Trx;
-    const run = await getRun(trx, ctx.caller, String(a.run_id), { lock: pg });
+  return write(ctx, async (w) => {
+    const { trx, now } = w;
+    const lock = w.engine; // a row lock where the engine has them
+    const run = await getRun(trx, ctx.caller, String(a.run_id), { lock: w.engine.caps.rowLock });
     if (!run) throw runNotFound();
     if (run.status !== "completed") throw badTransition("run_not_completed", run.run_id, run.status);
     const accepted = (await acceptedCandidates(trx, ctx.caller, run.run_id)).filter(

@@ -1,4 +1,5 @@
 import type { ShampooCtx } from "../../../context.ts";
+import { read } from "../../../platform/write.ts";
 import { AUDIT_LIMIT_MAX, CATEGORIES, CONTRACT_VERSION } from "../rules/model.ts";
 import { auditParams, auditPass, findingView, markdownReport, summaryOf } from "./audit.ts";
 
@@ -6,7 +7,7 @@ import { auditParams, auditPass, findingView, markdownReport, summaryOf } from "
 export async function auditReport(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const p = auditParams(ctx.caller, a, AUDIT_LIMIT_MAX);
   const now = ctx.clock.now();
-  const findings = await ctx.database.read((db) => auditPass(db, ctx.database.dialect, ctx.caller, p, now));
+  const findings = await read(ctx, (db, engine) => auditPass(db, engine.dialect, ctx.caller, p, now));
   const summary = summaryOf(findings, p, now);
   const candidates: Record<string, unknown> = {};
   for (const c of CATEGORIES) candidates[c] = findings[c].map(findingView);

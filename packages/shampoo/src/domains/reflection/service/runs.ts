@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { iso, type Transaction } from "kernel";
+import { iso } from "kernel";
 import { projectValue } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
-import { recordEvent } from "../../../store/history.ts";
-import type { ShampooDB } from "../../../store/schema.ts";
+import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { badArgument, badTransition, runNotFound } from "../errors.ts";
 import { candidateId, canonical, findingsDigest, flatten } from "../rules/detect.ts";
 import { canArchive, move } from "../rules/lifecycle.ts";
@@ -24,14 +23,13 @@ import { auditParams, auditPass, summaryOf } from "./audit.ts";
 
 /**
  * Runs: start (create → run → complete | fail), cancel, archive, discard, and the run list.
- * Every change is one transaction with its history event (entity_kind reflection_run), and
- * every status move is a compare-and-swap on the status it read (rules/lifecycle.ts).
+ * Every change is one platform write (platform/write.ts) with its history event (entity_kind
+ * reflection_run), and every status move is a compare-and-swap on the status it read
+ * (rules/lifecycle.ts).
  */
 
-type Trx = Transaction<ShampooDB>;
-
-function runEvent(ctx: ShampooCtx, trx: Trx, now: number, run: ReflectionRunRow, action: string, change: unknown) {
-  return recordEvent(trx, ctx.caller, ctx.source, now, {
+function runEvent(w: WriteScope, run: ReflectionRunRow, action: string, change: unknown) {
+  return w.event({
     entityKind: "reflection_run",
     entityId: run.run_id,
     action,
@@ -82,40 +80,39 @@ export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
   }
   // No upper bound of its own: past the cap the run fails (candidate_limit_exceeded).
   const p = auditParams(ctx.caller, a, Number.MAX_SAFE_INTEGER);
-  const now = ctx.clock.now();
-  const run: ReflectionRunRow = {
-    run_id: randomUUID(),
-    profile: ctx.caller.profile,
-    project: p.project,
-    status: "pending",
-    version,
-    created_by: text(a.created_by) ?? "user",
-    principal: ctx.caller.principal,
-    model: text(a.model) ?? null,
-    instructions,
-    input_json: JSON.stringify(p),
-    summary_json: null,
-    candidates_persisted: 0,
-    error_type: null,
-    created_at: iso(now),
-    started_at: null,
-    finished_at: null,
-    archived_at: null,
-    lifecycle: "live",
-    voided_at: null,
-    voided_by: null,
-    void_reason: null,
-    revived_at: null,
-    revived_by: null,
-    retired_at: null,
-    retired_by: null,
-    retire_reason: null,
-    updated_at: iso(now),
-    last_event_id: "",
-  };
-  await ctx.database.transaction(async (trx) => {
-    const t = trx as Trx;
-    run.last_event_id = await recordEvent(t, ctx.caller, ctx.source, now, {
+  return write(ctx, async (w) => {
+    const now = w.now;
+    const run: ReflectionRunRow = {
+      run_id: randomUUID(),
+      profile: ctx.caller.profile,
+      project: p.project,
+      status: "pending",
+      version,
+      created_by: text(a.created_by) ?? "user",
+      principal: ctx.caller.principal,
+      model: text(a.model) ?? null,
+      instructions,
+      input_json: JSON.stringify(p),
+      summary_json: null,
+      candidates_persisted: 0,
+      error_type: null,
+      created_at: iso(now),
+      started_at: null,
+      finished_at: null,
+      archived_at: null,
+      lifecycle: "live",
+      voided_at: null,
+      voided_by: null,
+      void_reason: null,
+      revived_at: null,
+      revived_by: null,
+      retired_at: null,
+      retired_by: null,
+      retire_reason: null,
+      updated_at: iso(now),
+      last_event_id: "",
+    };
+    run.last_event_id = await w.event({
       entityKind: "reflection_run",
       entityId: run.run_id,
       action: "create",
@@ -123,27 +120,25 @@ export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
       new: runView(run),
       payload: a,
     });
-    await insertRun(t, run);
+    await insertRun(w.trx, run);
+    return run;
   });
-  return run;
 }
 
 /** Moves a run by compare-and-swap; false when it was no longer in `from` (someone moved it first). */
 async function swap(
-  ctx: ShampooCtx,
-  trx: Trx,
+  w: WriteScope,
   runId: string,
   from: RunStatus,
   set: Partial<ReflectionRunRow> & { status: RunStatus },
   action: string,
-  now: number,
 ): Promise<boolean> {
-  const run = await runById(trx, ctx.caller.profile, runId);
+  const run = await runById(w.trx, w.ctx.caller.profile, runId);
   if (!run || run.status !== from) return false;
   // The swap first: a mover that lost the race writes nothing, not even its event.
-  if (!(await casRun(trx, runId, [from], { ...set, updated_at: iso(now) }))) return false;
-  const eventId = await runEvent(ctx, trx, now, run, action, { status: set.status });
-  await updateRun(trx, runId, { last_event_id: eventId });
+  if (!(await casRun(w.trx, runId, [from], { ...set, updated_at: iso(w.now) }))) return false;
+  const eventId = await runEvent(w, run, action, { status: set.status });
+  await updateRun(w.trx, runId, { last_event_id: eventId });
   return true;
 }
 
@@ -163,40 +158,37 @@ export async function executeRun(
   runId: string,
   hooks: ExecuteHooks = {},
 ): Promise<Record<string, unknown>> {
-  const now = ctx.clock.now();
-  const current = async () => (await runById(ctx.database.db, ctx.caller.profile, runId)) as ReflectionRunRow;
+  const current = () => read(ctx, async (db) => (await runById(db, ctx.caller.profile, runId)) as ReflectionRunRow);
   try {
-    const started = await ctx.database.transaction((trx) =>
-      swap(ctx, trx as Trx, runId, "pending", { status: "running", started_at: iso(now) }, "run", now),
+    // The time the run started: the pass judges the memory as of then.
+    const now = await write(ctx, async (w) =>
+      (await swap(w, runId, "pending", { status: "running", started_at: iso(w.now) }, "run")) ? w.now : null,
     );
-    if (!started) return startResult(await current());
+    if (now === null) return startResult(await current());
     const run = await current();
     const p = JSON.parse(run.input_json);
     // Read at most cap + 1 rows a category: one more than the cap already fails the run.
     const pass = { ...p, limit_per_category: Math.min(p.limit_per_category, CANDIDATE_CAP + 1) };
-    const findings = await ctx.database.read((db) => auditPass(db, ctx.database.dialect, ctx.caller, pass, now));
+    const findings = await read(ctx, (db, engine) => auditPass(db, engine.dialect, ctx.caller, pass, now));
     const summary = summaryOf(findings, p, now);
     const list = flatten(findings);
     await hooks.beforeComplete?.();
-    await ctx.database.transaction(async (trx) => {
-      const t = trx as Trx;
+    await write(ctx, async (w) => {
       if (list.length > CANDIDATE_CAP) {
-        await swap(ctx, t, runId, "running", failure("candidate_limit_exceeded", summary, now), "fail", now);
+        await swap(w, runId, "running", failure("candidate_limit_exceeded", summary, w.now), "fail");
         return;
       }
       const ok = await swap(
-        ctx,
-        t,
+        w,
         runId,
         "running",
         {
           status: "completed",
-          finished_at: iso(now),
+          finished_at: iso(w.now),
           summary_json: JSON.stringify(summary),
           candidates_persisted: list.length,
         },
         "complete",
-        now,
       );
       if (!ok) return; // canceled during the pass: no candidate is persisted
       const rows: ReflectionCandidateRow[] = list.map((f, ord) => ({
@@ -217,10 +209,10 @@ export async function executeRun(
         decided_by: null,
         decided_principal: null,
         decided_at: null,
-        created_at: iso(now),
+        created_at: iso(w.now),
       }));
-      await insertCandidates(t, rows);
-      await recordEvent(t, ctx.caller, ctx.source, now, {
+      await insertCandidates(w.trx, rows);
+      await w.event({
         entityKind: "reflection_run",
         entityId: runId,
         action: "persist_candidates",
@@ -231,14 +223,11 @@ export async function executeRun(
     return startResult(await current());
   } catch (e) {
     // Best effort: the run must not stay "running" after a failed pass.
-    await ctx.database
-      .transaction(async (trx) => {
-        const t = trx as Trx;
-        for (const from of ["running", "pending"] as const) {
-          if (await swap(ctx, t, runId, from, failure("internal_error", null, now), "fail", now)) return;
-        }
-      })
-      .catch(() => {});
+    await write(ctx, async (w) => {
+      for (const from of ["running", "pending"] as const) {
+        if (await swap(w, runId, from, failure("internal_error", null, w.now), "fail")) return;
+      }
+    }).catch(() => {});
     throw e;
   }
 }
@@ -268,47 +257,46 @@ export async function startReflection(ctx: ShampooCtx, a: Record<string, unknown
   return executeRun(ctx, run.run_id);
 }
 
-/** A lifecycle move on a run the caller may reach (not found otherwise), in one transaction. */
+/** A lifecycle move on a run the caller may reach (not found otherwise), in one write. */
 async function onRun<T>(
   ctx: ShampooCtx,
   runId: string,
-  fn: (trx: Trx, run: ReflectionRunRow, now: number) => Promise<T>,
+  fn: (w: WriteScope, run: ReflectionRunRow, at: string) => Promise<T>,
 ): Promise<T> {
-  const now = ctx.clock.now();
-  return ctx.database.transaction(async (trx) => {
-    const run = await getRun(trx, ctx.caller, runId, { lock: ctx.database.dialect === "postgres" });
+  return write(ctx, async (w) => {
+    const run = await getRun(w.trx, ctx.caller, runId, { lock: w.engine.caps.rowLock });
     if (!run) throw runNotFound();
-    return fn(trx as Trx, run, now);
+    return fn(w, run, iso(w.now));
   });
 }
 
 export async function cancelRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+  return onRun(ctx, String(a.run_id), async (w, run, at) => {
     const m = move(run.status, "cancel");
     if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
-    await swap(ctx, trx, run.run_id, run.status, { status: m.to, finished_at: iso(now) }, "cancel", now);
-    return { run_id: run.run_id, status: m.to, previous_status: run.status, finished_at: iso(now) };
+    await swap(w, run.run_id, run.status, { status: m.to, finished_at: at }, "cancel");
+    return { run_id: run.run_id, status: m.to, previous_status: run.status, finished_at: at };
   });
 }
 
 export async function archiveRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+  return onRun(ctx, String(a.run_id), async (w, run, at) => {
     if (!canArchive(run.status)) throw badTransition("cannot_archive_active_run", run.run_id, run.status);
     if (run.archived_at !== null) return { run_id: run.run_id, archived_at: run.archived_at, newly_archived: false };
-    const eventId = await runEvent(ctx, trx, now, run, "archive", { status: run.status, archived_at: iso(now) });
-    await updateRun(trx, run.run_id, { archived_at: iso(now), updated_at: iso(now), last_event_id: eventId });
-    return { run_id: run.run_id, archived_at: iso(now), newly_archived: true };
+    const eventId = await runEvent(w, run, "archive", { status: run.status, archived_at: at });
+    await updateRun(w.trx, run.run_id, { archived_at: at, updated_at: at, last_event_id: eventId });
+    return { run_id: run.run_id, archived_at: at, newly_archived: true };
   });
 }
 
 export async function discardRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
   const reason = text(a.reason) ?? null;
-  return onRun(ctx, String(a.run_id), async (trx, run, now) => {
+  return onRun(ctx, String(a.run_id), async (w, run) => {
     const m = move(run.status, "discard");
     if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
     // Discarding is the run's retirement: status discarded, lifecycle retired with its stamps.
-    const set = { status: m.to, ...lifecycleSet("retire", stampOf({ now, ctx }, reason)) };
-    await swap(ctx, trx, run.run_id, run.status, set, "discard", now);
+    const set = { status: m.to, ...lifecycleSet("retire", stampOf(w, reason)) };
+    await swap(w, run.run_id, run.status, set, "discard");
     // rows_deleted: the catalog's wire shape (1 on success); nothing is physically removed.
     return { run_id: run.run_id, rows_deleted: 1 };
   });
@@ -323,7 +311,7 @@ export async function runHistory(ctx: ShampooCtx, a: Record<string, unknown>): P
   const includeArchived = a.include_archived === true;
   const limit = clamp(a.limit as number | undefined, HISTORY_LIMIT.default, HISTORY_LIMIT.min, HISTORY_LIMIT.max);
   const offset = offsetOf(a.offset as number | undefined);
-  const { rows, total } = await ctx.database.read((db) =>
+  const { rows, total } = await read(ctx, (db) =>
     listRuns(db, ctx.caller, { project, status: status as RunStatus | null, includeArchived, limit, offset }),
   );
   return {
