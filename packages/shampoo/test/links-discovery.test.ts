@@ -3,7 +3,7 @@ import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Suggestion } from "../src/domains/links/scorer.ts";
 import { discoveryPicks } from "../src/domains/links/service.ts";
-import type { TaskRow } from "../src/store/schema.ts";
+import type { TaskRow } from "../src/domains/tasks/schema.ts";
 import { entities, relate, uniq } from "./support/links.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 

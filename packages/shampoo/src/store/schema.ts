@@ -1,13 +1,6 @@
 import type { DialectName, Generated, Kysely } from "kernel";
 import type { PlatformDB } from "../platform/schema.ts";
 
-/**
- * @deprecated import the task row types from domains/tasks/schema.ts. The last users are the
- * links module (domains/links/store.ts) and its test (test/links-discovery.test.ts); delete this
- * line once they import from there. It is the one import of a domain left in the shared layer.
- */
-export type { TaskFacetRow, TaskRow, TaskScopeRow } from "../domains/tasks/schema.ts";
-
 /** Row types. Timestamps are ISO-8601 UTC text; JSON columns hold JSON text; both dialects alike. */
 export interface HistoryRow {
   seq: Generated<number>;

@@ -14,16 +14,11 @@ import { MODULES } from "../../src/modules.ts";
  *   follows the same list).
  * - Nothing outside src/domains imports a domain but the composition roots: modules.ts (the
  *   server reaches a module's start and close work through its definition: opened / closing)
- *   and cli.ts (the graph's import/export commands), plus the one listed re-export.
+ *   and cli.ts (the graph's import/export commands); the shared layer names no domain.
  */
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../src");
 const ROOTS = new Set(["modules.ts", "cli.ts"]);
-/** Shared files allowed to name a domain, each with its reason. */
-const SHARED_EXCEPTIONS: Record<string, string> = {
-  // @deprecated re-export of the task row types, kept for governance and reflection.
-  "store/schema.ts": "tasks",
-};
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
@@ -123,7 +118,6 @@ describe("import graph of src/", () => {
   it("nothing outside the domains imports one but the composition roots", () => {
     const leaks = edges
       .filter((e) => domainOf(e.from) === null && domainOf(e.to) !== null && !ROOTS.has(e.from))
-      .filter((e) => SHARED_EXCEPTIONS[e.from] !== domainOf(e.to))
       .map((e) => `${e.from} imports ${e.to}`);
     expect(leaks).toEqual([]);
   });

@@ -1,9 +1,10 @@
 import { type Kysely, prepared, sql, type Transaction } from "kernel";
 import type { Scope } from "../../access/caller.ts";
-import type { ShampooDB, TaskRow } from "../../store/schema.ts";
+import type { ShampooDB } from "../../store/schema.ts";
 import { normalizeName } from "../graph/model.ts";
 import type { EntityRow } from "../graph/schema.ts";
 import { type GraphScope, liveByNorms, liveSql } from "../graph/store.ts";
+import type { TaskRow } from "../tasks/schema.ts";
 import type { LinkDecisionRow, TaskLinkRow } from "./schema.ts";
 
 /**

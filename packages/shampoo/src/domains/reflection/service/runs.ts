@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
 import { projectValue } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
-import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
+import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { badArgument, badTransition, runNotFound } from "../errors.ts";
 import { candidateId, canonical, findingsDigest, flatten } from "../rules/detect.ts";
@@ -100,15 +100,7 @@ export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
       started_at: null,
       finished_at: null,
       archived_at: null,
-      lifecycle: "live",
-      voided_at: null,
-      voided_by: null,
-      void_reason: null,
-      revived_at: null,
-      revived_by: null,
-      retired_at: null,
-      retired_by: null,
-      retire_reason: null,
+      ...NEW_LIFECYCLE,
       updated_at: iso(now),
       last_event_id: "",
     };
