@@ -18,7 +18,8 @@
  *
  * Then, per size:
  *   1. side by side over stdio, each a real SDK Client (listTools, then callTool with its
- *      client-side output validation) on a spawned server: the reference
+ *      client-side output validation; stdout read by line-transport.ts, linear in the message
+ *      size, unlike the SDK's own stdio transport) on a spawned server: the reference
  *      (`node …/server-memory/dist/index.js`, MEMORY_FILE_PATH) and SHAMPOO
  *      (`node packages/shampoo/bin/shampoo.mjs serve --db <file>`):
  *        create_entities — ONE new entity (3 observations) per call;
@@ -28,8 +29,9 @@
  *        with most of the graph), a rare word (uniform over the vocabulary), and a common word
  *        (one of the 5 most frequent: in nearly every entity; issue 14's "common words").
  *      The reference re-reads (and on writes rewrites) its whole file on every call, so its
- *      phases are bounded by --ref-seconds: it stops after that much measured time, and the
- *      report gives how many calls it made. Speedup = reference mean / SHAMPOO mean per call;
+ *      phases are bounded by --ref-seconds: it stops after that much measured time once every
+ *      query kind has 3 calls, and the report gives how many calls it made; a call over
+ *      --ref-timeout is recorded at that bound (a lower bound) and the server restarted. Speedup = reference mean / SHAMPOO mean per call;
  *      targets ≥ 5× at 1,000 and ≥ 100× at 100,000 (issue), judged for both tools.
  *   2. in-process, `shampoo.registry.call(name, args, ctx)` (the full tool pipeline with the
  *      server's own call context) on SQLite (the same file) and PostgreSQL (a fresh schema,
@@ -40,7 +42,7 @@
  *
  *   npm run bench -- graph [--sizes 1000,10000,100000] [--db sqlite,postgres] [--seed tables|import]
  *     [--calls 200] [--queries 200] [--target-queries 400] [--warmup 10] [--ref-seconds 60] [--no-write]
- *     [--reuse NAME]
+ *     [--ref-timeout 300] [--stdio-reader line|sdk] [--reuse NAME]
  *
  * --reuse NAME keeps the seeded SQLite store of each size as <tmpdir>/shampoo-graph-NAME-<seed>-<size>.db
  * and, when that file exists, copies it instead of seeding (100,000 entities take minutes to
