@@ -64,6 +64,7 @@ export class LineStdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
+    if (!this.child) return; // closing: what the server still writes is dropped
     let from = 0;
     for (let nl = chunk.indexOf(0x0a, from); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
       const tail = chunk.subarray(from, nl);
