@@ -3,7 +3,7 @@ import { iso, type Prepared, prepared } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { Engine } from "../../platform/engine.ts";
-import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
+import { LIFECYCLE_AUDIT_COLUMNS, lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { invalid } from "../../tooling.ts";
@@ -270,14 +270,7 @@ const OBSERVATION_COLUMNS = [
   "created_by",
   "last_event_id",
   "lifecycle",
-  "voided_at",
-  "voided_by",
-  "void_reason",
-  "revived_at",
-  "revived_by",
-  "retired_at",
-  "retired_by",
-  "retire_reason",
+  ...LIFECYCLE_AUDIT_COLUMNS,
 ] as const satisfies readonly (keyof Observation)[];
 
 /** Observation inserts of up to this many rows are compiled once per row count (prepared()). */
