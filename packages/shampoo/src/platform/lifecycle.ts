@@ -24,9 +24,9 @@ export const LIFECYCLE_STATES = ["live", "void", "retired"] as const;
 export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
 export type LifecycleMove = "void" | "revive" | "retire";
 
-/** The lifecycle columns as a row type carries them. */
-export interface LifecycleColumns {
-  lifecycle: LifecycleState;
+/** The lifecycle columns as a row type carries them; `S`: the states its table uses. */
+export interface LifecycleColumns<S extends LifecycleState = LifecycleState> {
+  lifecycle: S;
   voided_at: string | null;
   voided_by: string | null;
   void_reason: string | null;

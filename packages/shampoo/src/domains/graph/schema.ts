@@ -18,7 +18,7 @@ import { mentionWords } from "./model.ts";
  */
 
 /** The lifecycle columns of a graph row: live or void (nothing in the graph is retired). */
-export type GraphLifecycle = Omit<LifecycleColumns, "lifecycle"> & { lifecycle: "live" | "void" };
+export type GraphLifecycle = LifecycleColumns<"live" | "void">;
 
 export interface EntityRow extends GraphLifecycle {
   id: string;

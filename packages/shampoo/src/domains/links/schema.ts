@@ -14,15 +14,13 @@ import type { Up } from "../../store/schema.ts";
  * the explainable-pairwise-v1 pass, links/service.ts discoverLinks); `score` is the scorer's
  * score when the link was made or last refreshed.
  */
-export interface TaskLinkRow extends Omit<LifecycleColumns, "lifecycle"> {
+export interface TaskLinkRow extends LifecycleColumns<"live" | "void"> {
   id: string;
   profile: string;
   task_id: string;
   entity_id: string;
   link_type: "manual" | "auto";
   score: number | null;
-  /** live, or void after an unlink (the retired_* columns exist and stay null). */
-  lifecycle: "live" | "void";
   created_at: string;
   created_by: string;
   updated_at: string;

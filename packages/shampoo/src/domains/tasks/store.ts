@@ -62,10 +62,9 @@ export async function getTask(
   db: Db,
   scope: Scope,
   id: string,
-  lock?: Engine | "postgres" | false,
+  lock?: Engine,
 ): Promise<TaskRow | undefined> {
   const q = scoped(db, scope).selectAll().where("id", "=", id);
-  if (lock === "postgres") return q.forUpdate().executeTakeFirst();
   return (lock ? lock.forUpdate(q) : q).executeTakeFirst();
 }
 

@@ -113,7 +113,6 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
   const scope = scopeOf(ctx.caller);
   return write(ctx, async (w) => {
     const { trx, now } = w;
-    const lock = w.engine; // a row lock where the engine has them
     const run = await getRun(trx, ctx.caller, String(a.run_id), { lock: w.engine.caps.rowLock });
     if (!run) throw runNotFound();
     if (run.status !== "completed") throw badTransition("run_not_completed", run.run_id, run.status);
@@ -125,13 +124,13 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
     let applied = 0;
     for (const c of accepted) {
       const fingerprint = JSON.parse(c.fingerprint_json) as Fingerprint;
-      const target = c.target_kind === "task" ? await getTask(trx, scope, c.target_ref, lock) : undefined;
+      const target = c.target_kind === "task" ? await getTask(trx, scope, c.target_ref, w.engine) : undefined;
       if (!isCategory(c.type)) {
         // A candidate of a type this version has no mutation for (written by a newer one).
         failed.push({ candidate_id: c.candidate_id, error: `no mutation for candidate type ${c.type}` });
         continue;
       }
-      const keeper = fingerprint.keeper ? await getTask(trx, scope, fingerprint.keeper.id, lock) : undefined;
+      const keeper = fingerprint.keeper ? await getTask(trx, scope, fingerprint.keeper.id, w.engine) : undefined;
       const decision: Plan = plan({
         type: c.type,
         target_kind: c.target_kind as "task" | "entity",
