@@ -55,15 +55,8 @@ export function scopedIds(db: Db, engine: Engine, scope: Scope, ids: string[]) {
 /**
  * One visible task. Given the engine, it is locked until commit where the engine has row locks
  * (PostgreSQL; SQLite's write transaction already holds the database's one write lock).
- * `"postgres"` / `false`: the older spelling of the same choice (a caller that tests the dialect
- * itself); new code passes `w.engine`.
  */
-export async function getTask(
-  db: Db,
-  scope: Scope,
-  id: string,
-  lock?: Engine,
-): Promise<TaskRow | undefined> {
+export async function getTask(db: Db, scope: Scope, id: string, lock?: Engine): Promise<TaskRow | undefined> {
   const q = scoped(db, scope).selectAll().where("id", "=", id);
   return (lock ? lock.forUpdate(q) : q).executeTakeFirst();
 }
