@@ -12,7 +12,7 @@ import { tasksModule } from "./domains/tasks/index.ts";
 import type { TasksDB } from "./domains/tasks/schema.ts";
 import { installContributions } from "./platform/extend.ts";
 import { platformModule } from "./platform/index.ts";
-import { type Module, moduleOrder } from "./platform/module.ts";
+import { type FixtureStep, fixtureKeys, fixtureSteps, type Module, moduleOrder } from "./platform/module.ts";
 
 /**
  * The one list of SHAMPOO's modules. The tool list (tools/list order: module order, then each
@@ -28,6 +28,10 @@ export const MODULES: readonly Module[] = [
   governanceModule,
   reflectionModule,
 ];
+
+/** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */
+export const FIXTURE_KEYS: readonly string[] = fixtureKeys(MODULES);
+export const FIXTURE_STEPS: readonly FixtureStep[] = fixtureSteps(MODULES);
 
 /** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
 declare module "./store/schema.ts" {

@@ -1,5 +1,4 @@
 import {
-  DomainError,
   defineTool,
   type JsonSchema,
   type Rejection,
@@ -9,6 +8,8 @@ import {
   type ToolSpec,
 } from "kernel";
 import type { ShampooCtx } from "./context.ts";
+import { fail, payloadType } from "./platform/errors.ts";
+import type { FixtureValues } from "./platform/module.ts";
 
 /**
  * Shared shapes for SHAMPOO tools. Domain failures are normal error payloads
@@ -95,44 +96,16 @@ export function tool<I = Record<string, unknown>>(def: ToolBase<I> & (Run<I> | R
   });
 }
 
-/**
- * What an example may refer to: things the e2e suite makes before it calls the tools
- * (test/e2e/support.ts makeFixture), each an id or a name.
- * - taskId: a task in `project`, visible to the caller; project: the suite's project name.
- * - sessionId: a saved session.
- * - entity, entity2, doomed: graph entities in `project`; `entity` holds the observation
- *   "fixture observation", `entity2` is related to it by fixture_rel and linked to the task,
- *   `doomed` is there to be retired.
- * - runApply, runArchive, runDiscard: completed reflection runs of `project`, one per lifecycle
- *   example so the examples run in any order; candidateId: a candidate of runArchive.
- * - chunkId: an assessed chunk with claims, one promoted to factId, one left a candidate
- *   (claimId); askChunkId: a second assessed chunk to ask about.
- */
-export const FIXTURE_KEYS = [
-  "taskId",
-  "project",
-  "sessionId",
-  "entity",
-  "entity2",
-  "doomed",
-  "runApply",
-  "runArchive",
-  "runDiscard",
-  "candidateId",
-  "chunkId",
-  "claimId",
-  "factId",
-  "askChunkId",
-] as const;
-export type FixtureKey = (typeof FIXTURE_KEYS)[number];
-/** The values behind the placeholders; a key an example uses must be present. */
-export type FixtureValues = { readonly [K in FixtureKey]?: string };
-
 /** A placeholder: `{{fixture:<key>}}`, anywhere inside a string of an example. */
 export const FIXTURE_PLACEHOLDER = /\{\{fixture:([^}]*)\}\}/g;
 
-/** The placeholder for a fixture value, to write inside an example (alone or within a string). */
-export function fx(key: FixtureKey): string {
+/**
+ * The placeholder for a fixture value, to write inside an example (alone or within a string).
+ * The keys are made by the modules' e2e fixture steps (`domains/<area>/fixtures.ts`, each key
+ * documented there; `fixtureKeys(MODULES)` lists them); test/examples.test.ts fails on a key no
+ * module makes.
+ */
+export function fx(key: string): string {
   return `{{fixture:${key}}}`;
 }
 
@@ -150,17 +123,17 @@ export function placeholdersOf(example: unknown): string[] {
 
 /**
  * A copy of `example` with every placeholder replaced by the fixture's value. Throws on a key
- * that is not in FIXTURE_KEYS or that the fixture does not hold (the tool that makes it is not
- * registered, or the fixture step failed), naming the key.
+ * outside `known` (no module makes it) or that the fixture does not hold (the tool that makes
+ * it is not registered, or the fixture step failed), naming the key.
  */
-export function fillExample<T>(example: T, fixture: FixtureValues): T {
+export function fillExample<T>(example: T, fixture: FixtureValues, known: readonly string[]): T {
   const fill = (v: unknown): unknown => {
     if (typeof v === "string") {
       return v.replace(FIXTURE_PLACEHOLDER, (_m, key: string) => {
-        if (!(FIXTURE_KEYS as readonly string[]).includes(key)) {
-          throw new Error(`unknown fixture key ${JSON.stringify(key)} (known: ${FIXTURE_KEYS.join(", ")})`);
+        if (!known.includes(key)) {
+          throw new Error(`unknown fixture key ${JSON.stringify(key)} (known: ${known.join(", ")})`);
         }
-        const value = fixture[key as FixtureKey];
+        const value = fixture[key];
         if (typeof value !== "string") {
           throw new Error(`this example needs fixture.${key}: register the tool that makes it`);
         }
@@ -180,29 +153,20 @@ export function authorize(def: ShampooTool, ctx: ShampooCtx): void {
   if (!access || access.includes("agent")) return;
   if (access.includes("conductor") && ctx.caller.role === "conductor") return;
   if (access.includes("star") && ctx.caller.star) return;
-  throw new DomainError(
+  throw fail(
     "forbidden",
     `${def.name} requires-conductor: the conductor role${access.includes("star") ? " or a star grant" : ""} is needed`,
-    {
-      error_type: "requires-conductor",
-    },
   );
-}
-
-export function notFound(what: "Task" | "Entity" | "Session" | string): DomainError {
-  return new DomainError("not_found", `${what} not found`, { error_type: "not_found" });
-}
-
-export function invalid(message: string, errorType = "validation"): DomainError {
-  return new DomainError(errorType, message, { error_type: errorType });
 }
 
 /** The error payload for a refused or failed call. */
 export function formatRejection(_tool: ShampooTool, r: Rejection): ToolOutput {
   if (r.kind === "error") {
-    const type = typeof r.error.extra.error_type === "string" ? r.error.extra.error_type : r.error.code;
-    const { error_type: _t, ...rest } = r.error.extra;
-    return { structuredContent: { error: r.error.message, error_type: type, ...rest }, isError: true };
+    const { error_type: _stamped, ...fields } = r.error.extra;
+    return {
+      structuredContent: { error: r.error.message, error_type: payloadType(r.error.code), ...fields },
+      isError: true,
+    };
   }
   if (r.kind === "limit") {
     return { structuredContent: { error: r.violation.message, error_type: "validation" }, isError: true };

@@ -9,15 +9,9 @@ import { DomainError, type Rejection, ToolRegistry } from "kernel";
 import { describe, expect, it } from "vitest";
 import { LIMITS, TOOLS } from "../src/app.ts";
 import type { ShampooCtx } from "../src/context.ts";
-import {
-  FIXTURE_KEYS,
-  type FixtureKey,
-  type FixtureValues,
-  fillExample,
-  fx,
-  placeholdersOf,
-  type ShampooTool,
-} from "../src/tooling.ts";
+import { FIXTURE_KEYS } from "../src/modules.ts";
+import type { FixtureValues } from "../src/platform/module.ts";
+import { fillExample, fx, placeholdersOf, type ShampooTool } from "../src/tooling.ts";
 
 /** A dummy per key: a UUID-shaped value for ids, a plain word for names. */
 const DUMMY: FixtureValues = Object.fromEntries(
@@ -64,7 +58,7 @@ describe("tool examples", () => {
     const unknown = TOOLS.flatMap((t) =>
       (t.examples ?? []).flatMap((e) =>
         placeholdersOf(e.input)
-          .filter((k) => !(FIXTURE_KEYS as readonly string[]).includes(k))
+          .filter((k) => !FIXTURE_KEYS.includes(k))
           .map((k) => `${t.name}: ${k}`),
       ),
     );
@@ -75,7 +69,7 @@ describe("tool examples", () => {
     const failures: string[] = [];
     for (const t of TOOLS) {
       for (const e of t.examples ?? []) {
-        const args = fillExample(e.input, DUMMY);
+        const args = fillExample(e.input, DUMMY, FIXTURE_KEYS);
         expect(placeholdersOf(args), `${t.name} (${e.title}) has no placeholder left`).toEqual([]);
         const v = await verdict(t.name, args);
         if (v.kind !== "valid") failures.push(`${t.name} (${e.title}): ${v.kind} ${v.detail}`);
@@ -86,7 +80,7 @@ describe("tool examples", () => {
 
   it("the check itself refuses an example that breaks the schema (an unknown argument)", async () => {
     const tool = TOOLS.find((t) => t.name === "assign_task") as ShampooTool;
-    const args = { ...fillExample((tool.examples ?? [])[0]?.input, DUMMY), colour: "blue" };
+    const args = { ...fillExample((tool.examples ?? [])[0]?.input, DUMMY, FIXTURE_KEYS), colour: "blue" };
     expect(await verdict("assign_task", args)).toMatchObject({ kind: "schema" });
   });
 });
@@ -96,16 +90,30 @@ describe("fillExample", () => {
 
   it("replaces placeholders anywhere inside strings, arrays and objects, leaving other values", () => {
     const example = { task_id: fx("taskId"), names: [`e2e ${fx("project")} x`], n: 3, ok: true, none: null };
-    expect(fillExample(example, fixture)).toEqual({ task_id: "t-1", names: ["e2e p x"], n: 3, ok: true, none: null });
+    expect(fillExample(example, fixture, FIXTURE_KEYS)).toEqual({
+      task_id: "t-1",
+      names: ["e2e p x"],
+      n: 3,
+      ok: true,
+      none: null,
+    });
     expect(example.task_id).toBe("{{fixture:taskId}}");
   });
 
   it("fails loudly on a key the fixture does not hold, naming it", () => {
-    expect(() => fillExample({ session_id: fx("sessionId") }, fixture)).toThrow(/fixture\.sessionId/);
+    expect(() => fillExample({ session_id: fx("sessionId") }, fixture, FIXTURE_KEYS)).toThrow(/fixture\.sessionId/);
   });
 
   it("fails loudly on an unknown key, naming it", () => {
-    expect(() => fillExample({ id: fx("nope" as FixtureKey) }, fixture)).toThrow(/unknown fixture key "nope"/);
+    expect(() => fillExample({ id: fx("nope") }, fixture, FIXTURE_KEYS)).toThrow(/unknown fixture key "nope"/);
     expect(placeholdersOf({ a: ["{{fixture:nope}}", fx("taskId")] })).toEqual(["nope", "taskId"]);
+  });
+});
+
+describe("fixture keys come from the modules", () => {
+  it("every key is made by exactly one module's fixture step, and project is always there", () => {
+    expect(FIXTURE_KEYS[0]).toBe("project");
+    expect(new Set(FIXTURE_KEYS).size).toBe(FIXTURE_KEYS.length);
+    expect(FIXTURE_KEYS).toEqual(expect.arrayContaining(["taskId", "sessionId", "entity", "chunkId", "runApply"]));
   });
 });

@@ -1,4 +1,5 @@
-import { DomainError, type RawBuilder, sql } from "kernel";
+import { type DomainError, type RawBuilder, sql } from "kernel";
+import { fail } from "../platform/errors.ts";
 
 /**
  * Who is calling. One `Caller` is resolved per call (stdio: from the command line or config;
@@ -50,8 +51,7 @@ export function localCaller(principal = "local"): Caller {
 /** Normalizes a project argument: absent/empty → null (untagged). "*" is never a project. */
 export function projectValue(v: unknown): string | null {
   if (v === undefined || v === null || v === "") return null;
-  if (v === "*")
-    throw new DomainError("invalid_project", "'*' is a grant, not a project value", { error_type: "validation" });
+  if (v === "*") throw fail("invalid_project", "'*' is a grant, not a project value");
   return String(v);
 }
 
@@ -81,7 +81,7 @@ export function scopeOf(caller: Caller): Scope {
 
 /** Generic denial for writes outside the grants (never says whether the project exists). */
 export function scopeDenied(): DomainError {
-  return new DomainError("scope_denied", "Project not in scope", { error_type: "scope" });
+  return fail("scope_denied", "Project not in scope");
 }
 
 /**

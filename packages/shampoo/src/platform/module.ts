@@ -3,6 +3,34 @@ import type { ShampooDB, Up } from "../store/schema.ts";
 import type { ShampooTool } from "../tooling.ts";
 import type { Contribution } from "./extend.ts";
 
+/** A tool call as a fixture step makes it (any transport): its structured result. */
+export type FixtureCall = (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/**
+ * One step of the e2e fixture (test/e2e/support.ts makeFixture): calls that make objects the
+ * tools' examples name with `fx(key)`. A module declares the steps for its own objects in
+ * `domains/<area>/fixtures.ts`, each with the keys it makes (documented there) and the tool that
+ * must be registered for it to run; steps run in module order, after the modules they build on.
+ * `project` (the suite's project name) is always there; `taskId` comes from the tasks module.
+ */
+export interface FixtureStep {
+  /** The keys this step makes (each a placeholder examples may use). */
+  makes: readonly string[];
+  /** The step runs only when this tool is registered (a server serving part of the catalog). */
+  needs: string;
+  run(f: FixtureValues, call: FixtureCall): Promise<Record<string, string | undefined>>;
+}
+
+/** The values behind the placeholders, by key. */
+export type FixtureValues = { readonly [key: string]: string | undefined };
+
+/** The fixture value `key`, or a clear failure naming the step that should have made it. */
+export function need(f: FixtureValues, key: string): string {
+  const v = f[key];
+  if (typeof v !== "string") throw new Error(`this step needs fixture.${key}: register the tool that makes it`);
+  return v;
+}
+
 /**
  * A module is one category of SHAMPOO: its tools, its tables' migrations, and the modules whose
  * tables or services it uses. modules.ts lists them; the tool list and the migration order are
@@ -27,6 +55,8 @@ export interface Module {
    * `tasksWritten.contribute(discover)`: the other module runs it without importing this one.
    */
   contributes?: readonly Contribution<unknown>[];
+  /** Its steps of the e2e fixture: the objects its tools' examples name (`fx(key)`). */
+  fixtures?: readonly FixtureStep[];
   /** Runs once the server's database is open and migrated, in module order (maintenance). */
   opened?(database: Database<ShampooDB>): Promise<void>;
   /** Runs before the server's database closes, in module order (flush what waits in memory). */
@@ -112,4 +142,14 @@ export function migrationPlan(modules: readonly Module[]): PlannedMigration[] {
         legacy: m.legacy?.[name] ?? [],
       })),
   );
+}
+
+/** Every fixture key the modules make, plus `project`: what an example's `fx(key)` may name. */
+export function fixtureKeys(modules: readonly Module[]): string[] {
+  return ["project", ...moduleOrder(modules).flatMap((m) => (m.fixtures ?? []).flatMap((s) => s.makes))];
+}
+
+/** Every fixture step of the modules, in module order. */
+export function fixtureSteps(modules: readonly Module[]): FixtureStep[] {
+  return moduleOrder(modules).flatMap((m) => [...(m.fixtures ?? [])]);
 }

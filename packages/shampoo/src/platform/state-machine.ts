@@ -1,4 +1,5 @@
-import { DomainError, sql } from "kernel";
+import { type DomainError, sql } from "kernel";
+import { fail, notFound } from "./errors.ts";
 import type { WriteScope } from "./write.ts";
 
 export interface Move<S extends string> {
@@ -78,10 +79,7 @@ export function defineStateMachine<S extends string, M extends string>(spec: Mac
     allowedMoves,
     async move(w, req) {
       const mv = spec.moves[req.move];
-      if (!mv)
-        throw new DomainError("validation", `${spec.name}: unknown move ${String(req.move)}`, {
-          error_type: "validation",
-        });
+      if (!mv) throw fail("validation", `${spec.name}: unknown move ${String(req.move)}`);
       const profile = w.ctx.caller.profile;
       const sets = [sql`${ref(col.state)} = ${mv.to}`, sql`${ref(col.version)} = ${ref(col.version)} + 1`];
       for (const [k, v] of Object.entries(req.set ?? {})) {
@@ -112,7 +110,7 @@ export function defineStateMachine<S extends string, M extends string>(spec: Mac
       }>`SELECT ${ref(col.state)} AS state, ${ref(col.version)} AS version
         FROM ${table} WHERE ${ref(col.id)} = ${req.id} AND profile = ${profile}`.execute(w.trx);
       const c = cur.rows[0];
-      if (!c) throw new DomainError("not_found", `${spec.name} not found`, { error_type: "not_found" });
+      if (!c) throw notFound(spec.name);
       throw stateConflict(spec.name, req.move, c.state as S, Number(c.version), allowedMoves(c.state as S));
     },
   };
@@ -125,9 +123,9 @@ export function stateConflict(
   version: number,
   allowed: string[],
 ): DomainError {
-  return new DomainError(
+  return fail(
     "state_conflict",
     `${name} is ${state} (version ${version}): ${move} is not possible now; allowed: ${allowed.join(", ") || "none"}`,
-    { error_type: "state_conflict", current_state: state, current_version: version, allowed_moves: allowed },
+    { current_state: state, current_version: version, allowed_moves: allowed },
   );
 }

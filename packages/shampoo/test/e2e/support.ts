@@ -17,25 +17,21 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { TOOLS } from "../../src/app.ts";
-import { type FixtureKey, type FixtureValues, fillExample } from "../../src/tooling.ts";
+import { FIXTURE_KEYS, FIXTURE_STEPS } from "../../src/modules.ts";
+import type { FixtureValues } from "../../src/platform/module.ts";
+import { fillExample } from "../../src/tooling.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 export const BIN = join(ROOT, "packages/shampoo/bin/shampoo.mjs");
 export const TOOL_NAMES = TOOLS.map((t) => t.name);
 
 /**
- * What the examples may refer to (FIXTURE_KEYS, src/tooling.ts, says what each is): made in the
- * same session before the tools are called, each only when the tool that makes it is registered.
+ * What the examples may refer to (each module's domains/<area>/fixtures.ts says what each key
+ * is): made in the same session before the tools are called, each step only when its tool is registered.
  */
 export type Fixture = FixtureValues & { taskId: string; project: string };
 
 type Sc = Record<string, unknown>;
-
-const need = (f: Fixture, key: FixtureKey): string => {
-  const v = f[key];
-  if (typeof v !== "string") throw new Error(`this step needs fixture.${key}: register the tool that makes it`);
-  return v;
-};
 
 /**
  * The calls the e2e suite makes: every example of every tool in TOOLS (catalog order), its
@@ -43,7 +39,11 @@ const need = (f: Fixture, key: FixtureKey): string => {
  */
 export function exampleCalls(fixture: Fixture): Array<{ name: string; title: string; args: Sc }> {
   return TOOLS.flatMap((t) =>
-    (t.examples ?? []).map((e) => ({ name: t.name, title: e.title, args: fillExample(e.input, fixture) })),
+    (t.examples ?? []).map((e) => ({
+      name: t.name,
+      title: e.title,
+      args: fillExample(e.input, fixture, FIXTURE_KEYS),
+    })),
   );
 }
 
@@ -65,107 +65,11 @@ export function answeredAsExpected(name: string, isError: unknown, sc: unknown):
   return isError === true && got?.error === refusal.error && got?.error_type === refusal.error_type;
 }
 
-/**
- * Calls that make the fixture, in order; each runs only when its tool is registered. The task is
- * always made (create_task_or_note is the everyday entry point).
- */
-const FIXTURE_STEPS: Array<{
-  tool: string;
-  args(f: Fixture): Sc;
-  take(sc: Sc, f: Fixture): Partial<Fixture>;
-  /** The tool called, when it is not `tool` (the step runs only when `tool` is registered). */
-  via?: string;
-  /** A step of several calls: replaces args/take. */
-  run?(f: Fixture, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Partial<Fixture>>;
-}> = [
-  {
-    tool: "create_task_or_note",
-    args: (f) => ({ title: `fixture for ${f.project}`, project: f.project }),
-    take: (sc) => ({ taskId: sc.task_id as string }),
-  },
-  {
-    tool: "session_save",
-    args: (f) => ({ summary: `fixture session for ${f.project}`, project: f.project }),
-    take: (sc) => ({ sessionId: sc.session_id as string }),
-  },
-  {
-    tool: "create_entities",
-    args: (f) => ({
-      entities: ["alpha", "beta", "doomed"].map((n) => ({
-        name: `e2e ${n} ${f.project}`,
-        entityType: "component",
-        observations: ["fixture observation"],
-        project: f.project,
-      })),
-    }),
-    take: (_, f) => ({
-      entity: `e2e alpha ${f.project}`,
-      entity2: `e2e beta ${f.project}`,
-      doomed: `e2e doomed ${f.project}`,
-    }),
-  },
-  {
-    tool: "create_relations",
-    args: (f) => ({ relations: [{ from: need(f, "entity"), to: need(f, "entity2"), relationType: "fixture_rel" }] }),
-    take: () => ({}),
-  },
-  {
-    tool: "link_task_entity",
-    args: (f) => ({ task_id: f.taskId, entity_name: need(f, "entity2") }),
-    take: () => ({}),
-  },
-  {
-    // A note without a description: a reflection finding (empty_description_notes).
-    tool: "reflect_start",
-    args: (f) => ({ title: `e2e empty note ${f.project}`, type: "note", project: f.project }),
-    take: () => ({}),
-    via: "create_task_or_note",
-  },
-  ...(["runApply", "runArchive", "runDiscard"] as const).map((k) => ({
-    tool: "reflect_start",
-    args: (f: Fixture) => ({ project: f.project, created_by: `e2e fixture ${k}` }),
-    take: (sc: Sc) => ({ [k]: sc.run_id as string }),
-  })),
-  {
-    tool: "reflect_review",
-    args: (f) => ({ run_id: need(f, "runArchive") }),
-    take: (sc) => ({ candidateId: (sc.candidates as Array<{ candidate_id: string }>)[0]?.candidate_id }),
-  },
-  {
-    tool: "reflect_decide",
-    args: (f) => ({ candidate_id: need(f, "candidateId"), decision: "accept" }),
-    take: () => ({}),
-  },
-  {
-    tool: "assess_context",
-    args: () => ({ chunk_ref: "" }),
-    take: () => ({}),
-    run: async (f, call) => {
-      const note = (title: string, description: string) =>
-        call("create_task_or_note", { title, project: f.project, type: "note", description });
-      const a = await note(
-        "e2e claims note",
-        "We decided the gateway uses PostgreSQL. The worker depends on the queue.",
-      );
-      const chunkId = (await call("assess_context", { chunk_ref: a.task_id as string })).chunk_id as string;
-      const claims = (await call("extract_candidate_claims", { chunk_ref: chunkId })).claims as Array<{
-        claim_id: string;
-      }>;
-      const factId = (await call("promote_candidate", { claim_id: claims[0]?.claim_id })).fact_id as string;
-      const b = await note("e2e question note", "Maybe the cache is Redis.");
-      const askChunkId = (await call("assess_context", { chunk_ref: b.task_id as string })).chunk_id as string;
-      return { chunkId, factId, claimId: claims[1]?.claim_id, askChunkId };
-    },
-  },
-];
-
 /** Makes the fixture through `call` (any transport): the steps whose tools are registered. */
 export async function makeFixture(project: string, call: (tool: string, args: Sc) => Promise<Sc>): Promise<Fixture> {
   const f: Fixture = { taskId: "", project };
   for (const step of FIXTURE_STEPS) {
-    if (!TOOL_NAMES.includes(step.tool)) continue;
-    if (step.run) Object.assign(f, await step.run(f, call));
-    else Object.assign(f, step.take(await call(step.via ?? step.tool, step.args(f)), f));
+    if (TOOL_NAMES.includes(step.needs)) Object.assign(f, await step.run(f, call));
   }
   return f;
 }

@@ -1,5 +1,6 @@
 import { defineModule } from "../../platform/module.ts";
 import { resumeContinuity } from "../sessions/hooks.ts";
+import { governanceFixtures } from "./fixtures.ts";
 import { governanceMigrations } from "./schema/migrations.ts";
 import { continuity } from "./service/continuity.ts";
 import { governanceTools } from "./tools.ts";
@@ -14,6 +15,7 @@ export const governanceModule = defineModule({
   name: "governance",
   dependsOn: ["tasks", "graph", "links", "sessions"],
   tools: governanceTools,
+  fixtures: governanceFixtures,
   migrations: governanceMigrations,
   contributes: [resumeContinuity.contribute(continuity)],
 });

@@ -1,6 +1,7 @@
 import { defineModule } from "../../platform/module.ts";
 import { lookupSources } from "../../store/lookup-source.ts";
 import { flushAccessNotes } from "./access.ts";
+import { graphFixtures } from "./fixtures.ts";
 import { tidySearchIndexes } from "./fts.ts";
 import { entityLookupSource } from "./lookup.ts";
 import { graphLegacy, graphMigrations } from "./schema.ts";
@@ -16,6 +17,7 @@ export const graphModule = defineModule({
   name: "graph",
   dependsOn: ["platform"],
   tools: graphTools,
+  fixtures: graphFixtures,
   migrations: graphMigrations,
   legacy: graphLegacy,
   opened: (database) => tidySearchIndexes(database.db, database.dialect),

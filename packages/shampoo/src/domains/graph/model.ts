@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { invalid } from "../../tooling.ts";
+import { invalid } from "../../platform/errors.ts";
 
 /**
  * Knowledge-graph vocabulary: name identity, visibility, the query tokenizer with its stopword

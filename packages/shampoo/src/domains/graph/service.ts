@@ -3,10 +3,10 @@ import { iso, type Prepared, prepared } from "kernel";
 import { canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { Engine } from "../../platform/engine.ts";
+import { invalid } from "../../platform/errors.ts";
 import { LIFECYCLE_AUDIT_COLUMNS, lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import { invalid } from "../../tooling.ts";
 import { noteAccess } from "./access.ts";
 import { needsMerge, scheduleMerge } from "./fts.ts";
 import {

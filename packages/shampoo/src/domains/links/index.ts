@@ -1,5 +1,6 @@
 import { defineModule } from "../../platform/module.ts";
 import { tasksWritten } from "../tasks/hooks.ts";
+import { linksFixtures } from "./fixtures.ts";
 import { linksLegacy, linksMigrations } from "./schema.ts";
 import { discoverOnTaskWrite } from "./service.ts";
 import { linkTools } from "./tools.ts";
@@ -12,6 +13,7 @@ export const linksModule = defineModule({
   name: "links",
   dependsOn: ["tasks", "graph"],
   tools: linkTools,
+  fixtures: linksFixtures,
   migrations: linksMigrations,
   legacy: linksLegacy,
   contributes: [tasksWritten.contribute(discoverOnTaskWrite)],

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, iso, type Kysely, type Transaction } from "kernel";
+import { type DomainError, iso, type Kysely, type Transaction } from "kernel";
 import { type Caller, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { fail, notFound } from "../../platform/errors.ts";
 import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import { notFound } from "../../tooling.ts";
 import { graphScopeOf } from "../graph/store.ts";
 import type { TaskWritten } from "../tasks/hooks.ts";
 import type { TaskRow } from "../tasks/schema.ts";
@@ -51,7 +51,7 @@ const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 
 /** suggest_task_links' own wording (the catalog's lowercase shape). */
 function taskNotFoundLower(): DomainError {
-  return new DomainError("not_found", "task not found", { error_type: "not_found" });
+  return fail("not_found", "task not found");
 }
 
 /**

@@ -1,4 +1,5 @@
-import { DomainError } from "kernel";
+import type { DomainError } from "kernel";
+import { fail } from "../../platform/errors.ts";
 
 /**
  * Reflection's error payloads: `error` starts with the catalog's code, `error_type` is the
@@ -7,21 +8,20 @@ import { DomainError } from "kernel";
  */
 
 export function runNotFound(): DomainError {
-  return new DomainError("not_found", "run_not_found", { error_type: "not_found" });
+  return fail("not_found", "run_not_found");
 }
 
 export function candidateNotFound(): DomainError {
-  return new DomainError("not_found", "candidate_not_found", { error_type: "not_found" });
+  return fail("not_found", "candidate_not_found");
 }
 
 export function badArgument(code: string, detail: string): DomainError {
-  return new DomainError("invalid_argument", `${code}: ${detail}`, { error_type: "invalid_argument" });
+  return fail("invalid_argument", `${code}: ${detail}`);
 }
 
 /** A refused lifecycle move on a run the caller can see (so its status is no secret). */
 export function badTransition(code: string, runId: string, status: string): DomainError {
-  return new DomainError("invalid_state_transition", code, {
-    error_type: "invalid_state_transition",
+  return fail("invalid_state_transition", code, {
     run_id: runId,
     status,
   });

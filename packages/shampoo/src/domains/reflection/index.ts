@@ -1,4 +1,5 @@
 import { defineModule } from "../../platform/module.ts";
+import { reflectionFixtures } from "./fixtures.ts";
 import { reflectionMigrations } from "./schema.ts";
 import { reflectionTools } from "./tools.ts";
 
@@ -10,5 +11,6 @@ export const reflectionModule = defineModule({
   name: "reflection",
   dependsOn: ["tasks", "graph"],
   tools: reflectionTools,
+  fixtures: reflectionFixtures,
   migrations: reflectionMigrations,
 });

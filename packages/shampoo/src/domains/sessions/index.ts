@@ -1,4 +1,5 @@
 import { defineModule } from "../../platform/module.ts";
+import { sessionsFixtures } from "./fixtures.ts";
 import { sessionsLegacy, sessionsMigrations } from "./schema.ts";
 import { sessionTools } from "./tools.ts";
 
@@ -7,6 +8,7 @@ export const sessionsModule = defineModule({
   name: "sessions",
   dependsOn: ["tasks"],
   tools: sessionTools,
+  fixtures: sessionsFixtures,
   migrations: sessionsMigrations,
   legacy: sessionsLegacy,
 });

@@ -1,11 +1,12 @@
-import { DomainError } from "kernel";
+import type { DomainError } from "kernel";
+import { fail } from "../../platform/errors.ts";
 import type { SessionRow } from "./schema.ts";
 
 /** The catalog's wording for a malformed session id (session_save and resume_context). */
 export const SESSION_UUID_MESSAGE = "session_id must be a UUID returned by session_save";
 
 export function malformedSession(): DomainError {
-  return new DomainError("validation", SESSION_UUID_MESSAGE, { error_type: "validation" });
+  return fail("validation", SESSION_UUID_MESSAGE);
 }
 
 /**

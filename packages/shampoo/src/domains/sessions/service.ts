@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, iso } from "kernel";
+import { type DomainError, iso } from "kernel";
 import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { fail } from "../../platform/errors.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import { type Continuity, resumeContinuity } from "./hooks.ts";
 import {
@@ -41,7 +42,7 @@ const DAY_MS = 86_400_000;
 
 /** The catalog's denial: foreign, invisible and (for updates) missing sessions read the same. */
 export function sessionNotFound(): DomainError {
-  return new DomainError("not_found", "session not found", { error_type: "not_found" });
+  return fail("not_found", "session not found");
 }
 
 /** A non-empty string, or undefined: empty and null supply nothing. */

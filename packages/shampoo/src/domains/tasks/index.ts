@@ -1,4 +1,5 @@
 import { defineModule } from "../../platform/module.ts";
+import { tasksFixtures } from "./fixtures.ts";
 import { tasksLegacy, tasksMigrations } from "./schema.ts";
 import { taskTools } from "./tools.ts";
 
@@ -7,6 +8,7 @@ export const tasksModule = defineModule({
   name: "tasks",
   dependsOn: ["platform"],
   tools: taskTools,
+  fixtures: tasksFixtures,
   migrations: tasksMigrations,
   legacy: tasksLegacy,
 });

@@ -1,4 +1,4 @@
-import { invalid } from "../../tooling.ts";
+import { invalid } from "../../platform/errors.ts";
 import type { TaskRow } from "./schema.ts";
 
 /** Enums and value rules of tasks and notes (catalog "Global enums and constants"). */

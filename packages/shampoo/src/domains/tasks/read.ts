@@ -1,7 +1,8 @@
-import { DomainError, type Kysely, sql, type Transaction } from "kernel";
+import { type DomainError, type Kysely, sql, type Transaction } from "kernel";
 import { projectCondition, projectValue, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
 import type { Engine } from "../../platform/engine.ts";
+import { fail } from "../../platform/errors.ts";
 import { read } from "../../platform/write.ts";
 import { lookupSources } from "../../store/lookup-source.ts";
 import type { ShampooDB } from "../../store/schema.ts";
@@ -150,10 +151,10 @@ const SORTS: Record<SortField, { key: (e: Engine) => Raw<unknown>; dir: Dir; nul
 };
 
 function invalidSort(what: string, value: string): DomainError {
-  return new DomainError(
+  return fail(
     "invalid_sort",
     `invalid_sort: ${what} ${JSON.stringify(value)} is not allowed; sort_by must be one of ${SORT_FIELDS.join(", ")} and sort_order one of ${SORT_ORDERS.join(", ")}`,
-    { error_type: "invalid_sort", allowed_sort_by: [...SORT_FIELDS], allowed_sort_order: [...SORT_ORDERS] },
+    { allowed_sort_by: [...SORT_FIELDS], allowed_sort_order: [...SORT_ORDERS] },
   );
 }
 

@@ -1,4 +1,4 @@
-import { DomainError } from "kernel";
+import { fail } from "../../platform/errors.ts";
 import { FINISHED, taskView, today } from "./model.ts";
 import type { TaskRow } from "./schema.ts";
 
@@ -70,11 +70,10 @@ export const GUIDANCE =
 export function checkMode(v: unknown): ReadyMode {
   if (v === undefined || v === "") return "ready";
   if ((READY_MODES as readonly unknown[]).includes(v)) return v as ReadyMode;
-  throw new DomainError(
-    "invalid_mode",
-    `Invalid mode: ${JSON.stringify(v)}; valid modes are ${READY_MODES.join(", ")}`,
-    { error_type: "validation", valid_modes: [...READY_MODES], contract_version: READY_CONTRACT_VERSION },
-  );
+  throw fail("invalid_mode", `Invalid mode: ${JSON.stringify(v)}; valid modes are ${READY_MODES.join(", ")}`, {
+    valid_modes: [...READY_MODES],
+    contract_version: READY_CONTRACT_VERSION,
+  });
 }
 
 /** What scoring reads of a row: everything but the long bodies (never loaded in bulk). */

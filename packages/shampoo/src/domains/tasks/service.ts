@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
 import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
+import { invalid, notFound } from "../../platform/errors.ts";
 import { type WriteScope, write } from "../../platform/write.ts";
-import { invalid, notFound } from "../../tooling.ts";
 import {
   CLEAR,
   checkDate,

@@ -1,4 +1,5 @@
-import { DomainError, iso } from "kernel";
+import { type DomainError, iso } from "kernel";
+import { fail } from "../errors.ts";
 import type { WriteScope } from "../write.ts";
 
 /** A held lease: the fencing token every later statement of the holder must name. */
@@ -18,24 +19,22 @@ export interface LeaseKey {
 
 /** A statement of a holder whose fence no longer matches a live lease: nothing was changed. */
 export function leaseLost(key: LeaseKey, fence: number): DomainError {
-  return new DomainError(
+  return fail(
     "lease_lost",
     `the lease on ${key.kind} ${key.resourceId} with fence ${fence} is no longer held (it expired or was taken over); nothing was changed`,
-    { error_type: "lease_lost", fence },
+    { fence },
   );
 }
 
 export function leaseHeld(key: LeaseKey, retryAfterMs: number): DomainError {
-  return new DomainError("lease_held", `${key.kind} ${key.resourceId} is leased by someone else`, {
-    error_type: "lease_held",
+  return fail("lease_held", `${key.kind} ${key.resourceId} is leased by someone else`, {
     retryable: true,
     retry_after_ms: Math.max(0, retryAfterMs),
   });
 }
 
 export function leaseDone(key: LeaseKey): DomainError {
-  return new DomainError("state_conflict", `${key.kind} ${key.resourceId} is already done`, {
-    error_type: "state_conflict",
+  return fail("state_conflict", `${key.kind} ${key.resourceId} is already done`, {
     current_state: "done",
     allowed_moves: [],
   });

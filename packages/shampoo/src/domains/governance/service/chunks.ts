@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { fail, notFound } from "../../../platform/errors.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import { getTask } from "../../tasks/store.ts";
 import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks.ts";
@@ -6,7 +7,7 @@ import { awaitingBlock, draftQuestions, MAX_QUESTIONS } from "../rules/questions
 import { sourceHash } from "../rules/text.ts";
 import type { ChunkRow, QuestionRow } from "../schema/tables.ts";
 import { annotationExists, chunkById, chunkBySource, openQuestionsOf, putChunk, putQuestion } from "../store.ts";
-import { event, notFound, refused, type W } from "./write.ts";
+import { event, type W } from "./write.ts";
 
 /**
  * Chunks are materialized from tasks and notes (the memory SHAMPOO holds): chunk_ref is a chunk
@@ -154,7 +155,7 @@ export function questionView(q: Pick<QuestionRow, "question_id" | "text" | "type
  */
 export async function queueClarification(w: W, ref: string, max: number) {
   const old = await resolveChunk(w, ref, false);
-  if (old.state === "frozen") throw refused("cannot queue clarification: chunk is frozen", "cannot_queue");
+  if (old.state === "frozen") throw fail("cannot_queue", "cannot queue clarification: chunk is frozen");
   const open = await openQuestionsOf(w.trx, old.chunk_id);
   const room = Math.max(0, MAX_QUESTIONS - open.length);
   const drafts = draftQuestions(
@@ -222,7 +223,7 @@ export async function queueClarification(w: W, ref: string, max: number) {
  */
 export async function recordHumanAnswer(w: W, ref: string, answer: string, questionId: string | undefined) {
   const old = await resolveChunk(w, ref, false);
-  if (old.state === "frozen") throw refused("cannot record answer: chunk is frozen", "cannot_record");
+  if (old.state === "frozen") throw fail("cannot_record", "cannot record answer: chunk is frozen");
   const open = await openQuestionsOf(w.trx, old.chunk_id);
   const addressed = questionId === undefined ? open : open.filter((q) => q.question_id === questionId);
   if (questionId !== undefined && addressed.length === 0) throw notFound("question");

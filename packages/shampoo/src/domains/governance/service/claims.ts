@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { fail, notFound } from "../../../platform/errors.ts";
 import { detectScope, extractClaims, requiresHuman, type Scope } from "../rules/claims.ts";
 import { gate, type Mode } from "../rules/promotion.ts";
 import { norm } from "../rules/text.ts";
@@ -6,7 +7,7 @@ import type { ChunkRow, ClaimRow, FactRow } from "../schema/tables.ts";
 import { candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store.ts";
 import { bodyOf, resolveChunk } from "./chunks.ts";
 import { impactLink, linkStructural, saveFact } from "./facts.ts";
-import { event, notFound, refused, type W } from "./write.ts";
+import { event, type W } from "./write.ts";
 
 export const EXTRACTABLE = ["enrichable", "uncertain"];
 
@@ -121,7 +122,7 @@ export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged)
 export async function extractCandidateClaims(w: W, ref: string, scopeHint: Scope | undefined) {
   const chunk = await resolveChunk(w, ref, false);
   if (!EXTRACTABLE.includes(chunk.state))
-    throw refused(`chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`, "invalid_state");
+    throw fail("invalid_state", `chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`);
   const body = bodyOf(chunk);
   const scope = scopeHint ?? detectScope(body);
   const out: ClaimRow[] = [];
@@ -140,7 +141,7 @@ export async function promoteCandidate(w: W, claimId: string, mode: Mode, intern
   const claim = await claimById(w.trx, w.scope, claimId, w.engine.caps.rowLock);
   if (!claim) throw notFound("claim");
   if (claim.status !== "candidate")
-    throw refused(`claim is ${claim.status}; only candidate claims can be promoted`, "invalid_state");
+    throw fail("invalid_state", `claim is ${claim.status}; only candidate claims can be promoted`);
   const reason = gate({
     mode,
     scope: claim.scope as Scope,

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { fail, notFound } from "../../../platform/errors.ts";
 import { contradicts, type FactAction, type FactState, type FactStatus, govern, isRefusal } from "../rules/facts.ts";
 import type { FactRow } from "../schema/tables.ts";
 import { casFact, closeVersion, factById, factsByIds, liveByKey } from "../store.ts";
-import { event, notFound, refused, type W } from "./write.ts";
+import { event, type W } from "./write.ts";
 
 /**
  * Truth maintenance on stored facts. Every change goes through saveFact: compare-and-swap on the
@@ -14,8 +15,7 @@ export async function saveFact(w: W, old: FactRow | null, row: FactRow, action: 
   const expected = old?.last_event_id ?? "";
   row.last_event_id = await event(w, "fact", row.fact_id, action, old, row, payload);
   if (old === null) await w.trx.insertInto("governance_facts").values(row).execute();
-  else if (!(await casFact(w.trx, row, expected)))
-    throw refused("fact changed concurrently; read it again", "conflict");
+  else if (!(await casFact(w.trx, row, expected))) throw fail("conflict", "fact changed concurrently; read it again");
   const moved =
     old === null || old.status !== row.status || old.valid_to !== row.valid_to || old.valid_from !== row.valid_from;
   if (moved) {
@@ -153,9 +153,9 @@ export interface GovernArgs {
 export async function governFact(w: W, a: GovernArgs) {
   const needsTarget = a.action === "supersede" || a.action === "contradict";
   if (needsTarget && a.target_fact_id === undefined)
-    throw refused(`target_fact_id is required for ${a.action}`, "validation");
+    throw fail("validation", `target_fact_id is required for ${a.action}`);
   if (needsTarget && a.target_fact_id === a.fact_id)
-    throw refused("target_fact_id must differ from fact_id", "validation");
+    throw fail("validation", "target_fact_id must differ from fact_id");
   const lock = w.engine.caps.rowLock;
   // Lock in id order so two supersedes naming each other cannot deadlock on PostgreSQL.
   const ids = needsTarget ? [a.fact_id, a.target_fact_id as string].sort() : [a.fact_id];
@@ -168,7 +168,7 @@ export async function governFact(w: W, a: GovernArgs) {
   const old = rows.get(a.fact_id) as FactRow;
   const target = needsTarget ? (rows.get(a.target_fact_id as string) as FactRow) : null;
   const change = govern(a.action, state(old), target ? state(target) : null, a.effective_at);
-  if (isRefusal(change)) throw refused(change.message, change.type);
+  if (isRefusal(change)) throw fail(change.type, change.message);
 
   const decisionId = randomUUID();
   const payload = {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, iso, type Transaction } from "kernel";
+import { iso, type Transaction } from "kernel";
 import { type Scope, scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
+import { fail } from "../../../platform/errors.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { Mutation } from "../../../store/history.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
@@ -93,23 +94,12 @@ export async function recordRun(
   return runId;
 }
 
-export function notFound(what: string): DomainError {
-  return new DomainError("not_found", `${what} not found`, { error_type: "not_found" });
-}
-
-export function refused(message: string, type: string): DomainError {
-  return new DomainError(type, message, { error_type: type });
-}
-
-/** Strings where the catalog says "empty string behaves as absent". */
-export function given(v: unknown): string | undefined {
-  return typeof v === "string" && v.trim() !== "" ? v : undefined;
-}
+export { given, notFound } from "../../../platform/errors.ts";
 
 /** An ISO timestamp argument, normalized; a clear error otherwise. */
 export function isoArg(name: string, v: string): string {
   const ms = Date.parse(v);
   if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(ms))
-    throw refused(`${name} must be an ISO-8601 timestamp, got ${JSON.stringify(v)}`, "validation");
+    throw fail("validation", `${name} must be an ISO-8601 timestamp, got ${JSON.stringify(v)}`);
   return iso(ms);
 }

@@ -1,6 +1,7 @@
+import { fail } from "../../../platform/errors.ts";
 import { fx, input, output, tool } from "../../../tooling.ts";
 import { recordHumanAnswer } from "../service/chunks.ts";
-import { inWrite, recordRun, refused } from "../service/write.ts";
+import { inWrite, recordRun } from "../service/write.ts";
 
 export const record_human_answer = tool({
   name: "record_human_answer",
@@ -46,7 +47,7 @@ export const record_human_answer = tool({
   kind: "write",
   run: (a, ctx) => {
     const answer = String(a.answer_text);
-    if (answer.trim() === "") throw refused("answer_text must not be blank", "validation");
+    if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
     return inWrite(ctx, async (w) => {
       const r = await recordHumanAnswer(
         w,
