@@ -220,6 +220,19 @@ describe("openDatabase on PostgreSQL URLs", () => {
     }
   });
 
+  it("instances opening a fresh ?schema= at the same moment all start (no CREATE SCHEMA race)", async () => {
+    const schema = `race_${process.pid}_${Date.now()}`;
+    const url = new URL(PG_URL);
+    url.searchParams.set("schema", schema);
+    const opened = await Promise.allSettled(Array.from({ length: 12 }, () => openDatabase<unknown>(url.toString())));
+    const failures = opened.flatMap((o) => (o.status === "rejected" ? [String(o.reason)] : []));
+    for (const o of opened) if (o.status === "fulfilled") await o.value.close();
+    const admin = await openDatabase<unknown>(PG_URL);
+    await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(admin.db);
+    await admin.close();
+    expect(failures).toEqual([]);
+  });
+
   it("refuses a schema name that is not a plain identifier", async () => {
     await expect(openDatabase<unknown>(PG_URL, { pgSchema: "x; DROP SCHEMA public" })).rejects.toThrow(/bad schema/);
   });

@@ -41,8 +41,14 @@ describe("TrustedProxies: the client address behind trusted proxies", () => {
 
   it("refuses what is not an address or CIDR block, with the value in the message", () => {
     expect(() => new TrustedProxies(["10.0.0.0/33"])).toThrow(
-      'trusted proxy "10.0.0.0/33": prefix length must be 0..32',
+      'trusted proxy "10.0.0.0/33": prefix length must be 1..32',
     );
+    // A /0 block trusts every peer: any client could then pick its own address for the limits.
+    for (const all of ["0.0.0.0/0", "::/0"]) {
+      expect(() => new TrustedProxies([all])).toThrow(
+        new RegExp(`"${all.replace(/\./g, "\\.")}" would trust every address`),
+      );
+    }
     expect(() => new TrustedProxies(["proxy.internal"])).toThrow(/IP address or CIDR block.*"proxy\.internal"/);
     expect(() => new TrustedProxies(["10.0.0.0/8/1"])).toThrow(/IP address or CIDR block/);
     expect(() => TrustedProxies.parse("10.0.0.0/8,,::1")).toThrow(/comma-separated list/);

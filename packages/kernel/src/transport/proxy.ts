@@ -24,7 +24,12 @@ export class TrustedProxies {
         throw new Error(`trusted proxy must be an IP address or CIDR block (e.g. 10.0.0.0/8, fd00::/8), got "${raw}"`);
       }
       const length = prefix === undefined ? bits : Number(prefix);
-      if (length > bits) throw new Error(`trusted proxy "${raw}": prefix length must be 0..${bits}`);
+      if (length > bits) throw new Error(`trusted proxy "${raw}": prefix length must be 1..${bits}`);
+      if (length === 0) {
+        throw new Error(
+          `trusted proxy "${raw}" would trust every address: any client could then name its own address in X-Forwarded-For and escape the per-address limits; list your load balancers' addresses or blocks`,
+        );
+      }
       this.#list.addSubnet(address, length, family === 4 ? "ipv4" : "ipv6");
     }
     this.entries = cidrs.map((c) => c.trim());
