@@ -12,6 +12,8 @@ export interface Limits {
 export interface LimitViolation {
   limit: "max_request_bytes" | "max_json_depth" | "max_array_items" | "unicode";
   message: string;
+  /** Where, for a violation inside the value: `$` the arguments, `$.host`, `$.value[2]`. */
+  path?: string;
 }
 
 /**
@@ -46,9 +48,9 @@ export function checkLimits(value: unknown, limits: Limits, bytes?: number): Lim
 }
 
 function badString(s: string, path: string): LimitViolation | null {
-  if (!s.isWellFormed()) return { limit: "unicode", message: `${path} has a lone surrogate (not valid Unicode)` };
+  if (!s.isWellFormed()) return { limit: "unicode", path, message: `${path} has a lone surrogate (not valid Unicode)` };
   if (s.includes("\u0000"))
-    return { limit: "unicode", message: `${path} contains U+0000 (NUL), which is not accepted` };
+    return { limit: "unicode", path, message: `${path} contains U+0000 (NUL), which is not accepted` };
   return null;
 }
 

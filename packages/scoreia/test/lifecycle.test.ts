@@ -162,7 +162,11 @@ describe.each(DIALECTS)("Chamber lifecycle on %s", (dialect) => {
       ["removed export field", { export: true }, "value_format_invalid"],
       ["unknown preflight field", { preflight: { gdpr: true } }, "value_format_invalid"],
       ["a lone surrogate in the seed", { seed: "ab\uD800" }, "value_format_invalid"],
-      ["a lone surrogate in host", { host: "\uDC00cursor" }, "value_format_invalid"],
+      // A bad string in an identity field is an identity problem, whichever check catches it.
+      ["a lone surrogate in host", { host: "\uDC00cursor" }, "identity_invalid"],
+      ["a NUL in host", { host: "cur\u0000sor" }, "identity_invalid"],
+      ["a NUL in model_claim", { model_claim: "m\u0000" }, "identity_invalid"],
+      ["a NUL in the seed (not an identity field)", { seed: "a\u0000b" }, "value_format_invalid"],
     ];
     it.each(bad)("refuses %s and changes nothing", async (_name, patch, code) => {
       const before = await counts();

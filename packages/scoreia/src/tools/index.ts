@@ -112,9 +112,28 @@ export function errorOutput(toolset: Toolset, toolName: string, rejection: Rejec
   return { structuredContent: envelope, isError: true };
 }
 
+/** enter_open_challenge's identity fields: a bad value in any of them is identity_invalid. */
+const IDENTITY_FIELDS = [
+  "provider_claim",
+  "model_claim",
+  "host",
+  "host_claim",
+  "host_version",
+  "product_plan",
+  "origin",
+  "origin_claim",
+  "route_key",
+  "participation_class",
+];
+
 /** Maps a limit or schema failure to the contract's most specific code. */
 export function toDomainError(toolName: string, rejection: Rejection): DomainError {
   if (rejection.kind === "limit") {
+    // A bad string inside an identity field is an identity problem, whatever made it bad.
+    const top = rejection.violation.path?.match(/^\$\.([a-z_]+)$/)?.[1];
+    if (toolName === "enter_open_challenge" && top && IDENTITY_FIELDS.includes(top)) {
+      return new DomainError("identity_invalid", rejection.violation.message);
+    }
     return new DomainError("value_format_invalid", rejection.violation.message);
   }
   if (rejection.kind === "error") return rejection.error;
@@ -165,20 +184,7 @@ function classify(toolName: string, e: ErrorObjectLike): { code: string; message
         rank: 3,
       };
     }
-    if (
-      [
-        "provider_claim",
-        "model_claim",
-        "host",
-        "host_claim",
-        "host_version",
-        "product_plan",
-        "origin",
-        "origin_claim",
-        "route_key",
-        "participation_class",
-      ].includes(f)
-    ) {
+    if (IDENTITY_FIELDS.includes(f)) {
       return { code: "identity_invalid", message: `${f} ${e.message ?? "is invalid"}`, rank: 4 };
     }
   }
