@@ -2,6 +2,7 @@ import { createPrivateKey, sign } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { engineOf } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sha256Tagged } from "../src/evidence/jcs.ts";
@@ -89,7 +90,7 @@ describe.each(DIALECTS)("a retired key and a new, backdated card on %s", (dialec
 
       // Appended to the real log later (whoever did it), the backdated card is caught by its time.
       await h.db.transaction((trx) =>
-        appendLeaf(trx, h.db.dialect, {
+        appendLeaf(trx, engineOf(h.db), {
           type: LEAF_TYPE,
           card_id: card.card_id,
           card_hash: cardHash,

@@ -1,4 +1,4 @@
-import { type DialectName, type Kysely, sql } from "kernel";
+import { type DialectName, engineOf, type Kysely, sql } from "kernel";
 import { addToCodex, signatureVerifies } from "../evidence/codex.ts";
 import { sha256Tagged } from "../evidence/jcs.ts";
 import { appendLeaf, LEAF_TYPE } from "../evidence/log.ts";
@@ -346,7 +346,7 @@ export const chamberMigrations: Record<string, (db: Kysely<unknown>, dialect: Di
       .execute();
     for (const c of signed) {
       const at = c.signed_at as string;
-      await appendLeaf(cdb, dialect, {
+      await appendLeaf(cdb, engineOf({ dialect }), {
         type: LEAF_TYPE,
         card_id: c.card_id,
         card_hash: sha256Tagged(c.body_json),

@@ -1,10 +1,11 @@
-import { prepared, sql } from "kernel";
+import { type Engine, type Kysely, prepared, sql } from "kernel";
 import { type AttemptRow, type CardRow, type ChamberDB, EVENT_KEY_SPAN, type EventRow } from "./schema.ts";
 
 /**
  * The statements of the attempt lifecycle's hot path (every action runs three of them), compiled
  * once per database instead of rebuilt per call. Colder statements (keys, help, quarantine) stay
- * inline in service.ts with the builder.
+ * inline in the services with the builder. The one statement that differs per engine (the attempt
+ * number: a sequence on PostgreSQL) is chosen here, from the engine adapter.
  */
 
 /** Every column of a row type, checked complete by the compiler (inserts list their columns). */
@@ -77,9 +78,18 @@ export const selectAttempt = prepared<ChamberDB, { handle: string }, AttemptRow>
 );
 
 /** The same row, locked for the transaction (PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers). */
-export const selectAttemptForUpdate = prepared<ChamberDB, { handle: string }, AttemptRow>((db, p) =>
+const selectAttemptForUpdate = prepared<ChamberDB, { handle: string }, AttemptRow>((db, p) =>
   db.selectFrom("chamber_attempts").selectAll().where("handle", "=", p.handle).forUpdate(),
 );
+
+/** The attempt row, locked until commit where the engine has row locks (`engine.caps.rowLock`). */
+export function selectAttemptLocked(
+  trx: Kysely<ChamberDB>,
+  engine: Engine,
+  handle: string,
+): Promise<AttemptRow | undefined> {
+  return (engine.caps.rowLock ? selectAttemptForUpdate : selectAttempt).first(trx, { handle });
+}
 
 export const insertAttempt = prepared<ChamberDB, AttemptRow>((db, p) =>
   db.insertInto("chamber_attempts").values(pick(p, ATTEMPT_COLUMNS)),
@@ -146,14 +156,23 @@ export function eventKey(no: number, seq: number): number {
 }
 
 /** The next attempt number: the highest plus one under SQLite's write lock (BEGIN IMMEDIATE). */
-export const nextAttemptNoSqlite = prepared<ChamberDB, Record<string, never>, { no: number }>((db) =>
+const nextAttemptNoSqlite = prepared<ChamberDB, Record<string, never>, { no: number }>((db) =>
   db.selectFrom("chamber_attempts").select(sql<number>`coalesce(max(attempt_no), 0) + 1`.as("no")),
 );
 
 /** The next attempt number from a sequence: concurrent PostgreSQL transactions never share one. */
-export const nextAttemptNoPostgres = prepared<ChamberDB, Record<string, never>, { no: string }>((db) =>
+const nextAttemptNoPostgres = prepared<ChamberDB, Record<string, never>, { no: string }>((db) =>
   db.selectNoFrom(sql<string>`nextval('chamber_attempt_no_seq')`.as("no")),
 );
+
+/** A number for a new attempt, inside the transaction that inserts it (the sequence exists on PostgreSQL only). */
+export async function nextAttemptNo(trx: Kysely<ChamberDB>, engine: Engine): Promise<number> {
+  const next =
+    engine.dialect === "postgres"
+      ? await nextAttemptNoPostgres.first(trx, {})
+      : await nextAttemptNoSqlite.first(trx, {});
+  return Number(next?.no);
+}
 
 /** What a replay reads of an event (its key only orders them). */
 export type StoredEventRow = Omit<EventRow, "id">;

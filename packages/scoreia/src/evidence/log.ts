@@ -1,4 +1,4 @@
-import { type Database, DomainError, type Kysely } from "kernel";
+import { type Database, DomainError, type Engine, type Kysely } from "kernel";
 import type { ChamberDB } from "../attempts/schema.ts";
 import { canonicalJson } from "./jcs.ts";
 import { consistencyProof, inclusionProof, type NodeSource, nodeHash, subtreeHash } from "./merkle.ts";
@@ -34,10 +34,10 @@ const NODE_CACHE_MAX = 65_536;
  * Appends `leaf` inside the caller's transaction and returns its index. The state row is locked
  * (FOR UPDATE on PostgreSQL; SQLite serialises writers), so concurrent seals get distinct indexes.
  */
-export async function appendLeaf(trx: Trx, dialect: string, leaf: LogLeaf): Promise<number> {
-  let q = trx.selectFrom("chamber_log_state").select("size").where("id", "=", 1);
-  if (dialect === "postgres") q = q.forUpdate();
-  const state = await q.executeTakeFirstOrThrow();
+export async function appendLeaf(trx: Trx, engine: Engine, leaf: LogLeaf): Promise<number> {
+  const state = await engine
+    .forUpdate(trx.selectFrom("chamber_log_state").select("size").where("id", "=", 1))
+    .executeTakeFirstOrThrow();
   const index = Number(state.size);
   let hash = logLeafHash(leaf);
   await trx

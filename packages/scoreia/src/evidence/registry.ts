@@ -1,6 +1,7 @@
 import { type Database, DomainError } from "kernel";
 import type { CardRow, ChamberDB } from "../attempts/schema.ts";
 import { eventRange, selectEvents } from "../attempts/store.ts";
+import { write } from "../attempts/write.ts";
 import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
@@ -304,7 +305,7 @@ export class CardRegistry {
   /** Replaces the maintained counters by a full recomputation (an operator's repair). */
   async rebuildCodex(): Promise<{ counted: number }> {
     const cards = await this.verifiedCards();
-    await this.database.transaction(async (trx) => {
+    await write(this.database, async ({ trx }) => {
       await trx.deleteFrom("chamber_codex").execute();
       await trx.deleteFrom("chamber_codex_seeds").execute();
       for (const c of cards) await addToCodex(trx, c);
@@ -336,7 +337,7 @@ export class CardRegistry {
   async importHistorical(cards: unknown[], importedAt: string): Promise<{ imported: number; skipped: number }> {
     let imported = 0;
     let skipped = 0;
-    await this.database.transaction(async (trx) => {
+    await write(this.database, async ({ trx }) => {
       for (const c of cards) {
         const check = verifyHistorical(c);
         if (check.verdict !== "unsigned_historical") {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, logger, type Transaction, type TransactionOptions } from "kernel";
+import { type Kysely, logger, snapshot, type Transaction, type TransactionOptions, transact } from "kernel";
 import type { ShampooCtx } from "../context.ts";
 import { deferHistory, type Mutation, recordEvents } from "../store/history.ts";
 import type { ShampooDB } from "../store/schema.ts";
-import { type Engine, engineOf } from "./engine.ts";
+import type { Engine } from "./engine.ts";
 
 const log = logger("write");
 
@@ -45,30 +45,33 @@ export async function write<T>(
 ): Promise<T> {
   const hooks: Array<() => void | Promise<void>> = [];
   const now = ctx.clock.now();
-  const engine = engineOf(ctx.database);
-  const out = await ctx.database.transaction(async (db) => {
-    const trx = db as Transaction<ShampooDB>;
-    const history = deferHistory(trx);
-    const w: WriteScope = {
-      trx,
-      ctx,
-      now,
-      engine,
-      event: async (m) => {
-        const eventId = m.eventId ?? randomUUID();
-        await recordEvents(trx, ctx.caller, ctx.source, now, [{ ...m, eventId }]);
-        return eventId;
-      },
-      pendingEvents: () => history.pending(),
-      flushEvents: () => history.flush(),
-      afterCommit: (hook) => {
-        hooks.push(hook);
-      },
-    };
-    const result = await fn(w);
-    await history.end();
-    return result;
-  }, opts);
+  const out = await transact(
+    ctx.database,
+    async (db, engine) => {
+      const trx = db as Transaction<ShampooDB>;
+      const history = deferHistory(trx);
+      const w: WriteScope = {
+        trx,
+        ctx,
+        now,
+        engine,
+        event: async (m) => {
+          const eventId = m.eventId ?? randomUUID();
+          await recordEvents(trx, ctx.caller, ctx.source, now, [{ ...m, eventId }]);
+          return eventId;
+        },
+        pendingEvents: () => history.pending(),
+        flushEvents: () => history.flush(),
+        afterCommit: (hook) => {
+          hooks.push(hook);
+        },
+      };
+      const result = await fn(w);
+      await history.end();
+      return result;
+    },
+    opts,
+  );
   for (const hook of hooks) {
     try {
       await hook();
@@ -81,6 +84,5 @@ export async function write<T>(
 
 /** The one read path: `fn` sees one consistent snapshot and never waits for a writer. */
 export function read<T>(ctx: ShampooCtx, fn: (db: Kysely<ShampooDB>, engine: Engine) => Promise<T>): Promise<T> {
-  const engine = engineOf(ctx.database);
-  return ctx.database.read((db) => fn(db, engine));
+  return snapshot(ctx.database, fn);
 }

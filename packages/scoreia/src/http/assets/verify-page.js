@@ -4,7 +4,8 @@
  * All output goes through textContent: proofs are untrusted input.
  */
 import { parseStrictJson } from "./jcs.js";
-import { checkOpenings, toolsetBundleHash, verifyProof } from "./verify-proof.js";
+import { toolsetBundleHash, verifyProof } from "./verify-proof.js";
+import { checkOpenings } from "./verify-reveal.js";
 
 const NATIVE_ID = /^(sia|oly)-[0-9a-f]{32}$/;
 const HISTORICAL_ID = /^(sia|oly)-[0-9a-f]{16}$/;
