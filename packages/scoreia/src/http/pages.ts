@@ -255,6 +255,9 @@ export function cardPage(c: StoredCard, replay: PublicReplay | null = null): str
 <h1><span class="mono">${c.card_id}</span></h1>
 <p>${verdictBadge(b.verdict)} ${badge(c.evidence_status)} <span class="note">${status}</span></p>
 
+<h2 id="outcome">Outcome</h2>
+<dl class="facts outcome">${outcome.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+
 <h2 id="identity">Identity: four layers, never merged</h2>
 <ol class="layers" aria-labelledby="identity">
 ${layer(1, "Declared model", id.declared_model, "The name given at entry. Not a provider attestation.", secondary("Declared provider", id.provider_claim))}
@@ -277,9 +280,6 @@ ${
 <p class="note">What the MCP connection said at initialize: a separate observation. It attests neither the application
 nor the provider, and is never merged with the declared host or the assurance.</p>
 </div>
-
-<h2>Outcome</h2>
-<dl class="facts outcome">${outcome.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
 
 <h2>Attempt</h2>
 <dl class="facts">${facts
@@ -340,14 +340,15 @@ export function codexPage(codex: Codex): string {
   const rows = codex.rows.map((r) => {
     const cells = cols.map(({ suite, channel }) => {
       const cell = r.cells[`${suite.id}|${channel}`];
-      if (!cell) return html`<td class="empty">${codex.empty_cell}</td>`;
-      return html`<td><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong> · ${String(cell.distinct_seeds)} distinct seed${cell.distinct_seeds === 1 ? "" : "s"}<br>${outcomesLine(cell.outcomes)}<br>${seedsLine(cell)}${cell.keys.map(
+      const label = `${suite.id} · gen ${suite.generation} · ${channel}`;
+      if (!cell) return html`<td class="empty" data-label="${label}">${codex.empty_cell}</td>`;
+      return html`<td data-label="${label}"><strong>${String(cell.cards)} card${cell.cards === 1 ? "" : "s"}</strong> · ${String(cell.distinct_seeds)} distinct seed${cell.distinct_seeds === 1 ? "" : "s"}<br>${outcomesLine(cell.outcomes)}<br>${seedsLine(cell)}${cell.keys.map(
         (k) =>
           html`<br><span class="level">${k.level ?? "—"}</span> <span class="note">${String(k.distinct_seeds)} seed${k.distinct_seeds === 1 ? "" : "s"} · ${k.parameters.toolset_id}, gen ${k.suite_generation}</span>`,
       )}</td>`;
     });
     return html`<tr>
-<th scope="row">${r.subject.declared_model}<span class="note sub">${r.subject.product}</span></th><td>${r.subject.declared_host}<span class="note sub">${r.subject.assurance}</span></td>
+<th scope="row" data-label="Declared model / product">${r.subject.declared_model}<span class="note sub">${r.subject.product}</span></th><td data-label="Declared host / assurance">${r.subject.declared_host}<span class="note sub">${r.subject.assurance}</span></td>
 ${cells}
 </tr>`;
   });

@@ -546,6 +546,31 @@ describe("pages for people, in Chromium", () => {
           copyFileSync(shot, new URL(`../../../../docs/img/${name}-${width}.png`, import.meta.url));
         }
         rmSync(shot, { force: true });
+        if (name === "codex" && width === 375) {
+          // on a phone every measured column is a labelled block: nothing scrolls sideways inside
+          // the box, the caption is whole, and no word is broken mid-word (participant_claim|ed)
+          const inner = (await page
+            .locator(".table-wrap")
+            .evaluateAll((ws) => ws.map((w) => w.scrollWidth - w.clientWidth))) as number[];
+          expect(Math.max(0, ...inner), "codex box at 375 px scrolls sideways").toBeLessThanOrEqual(0);
+          const caption = await page.locator("table.codex caption").evaluate((c) => c.scrollWidth - c.clientWidth);
+          expect(caption, "codex caption cut at 375 px").toBeLessThanOrEqual(0);
+          const split = (await page
+            .locator("table.codex .note.sub")
+            .evaluateAll((els) =>
+              els.filter((e) => e.getClientRects().length > 1).map((e) => e.textContent),
+            )) as string[];
+          expect(split, "words broken across lines").toEqual([]);
+          const labels = await page.locator("table.codex td[data-label]").count();
+          expect(labels).toBeGreaterThan(0);
+        }
+        if (name === "card" && width === 375) {
+          // what happened comes first on a phone: the Outcome is on the first screen, above the identity layers
+          const outcome = (await page.locator("#outcome").boundingBox())?.y ?? Number.POSITIVE_INFINITY;
+          const identity = (await page.locator("#identity").boundingBox())?.y ?? 0;
+          expect(outcome).toBeLessThan(identity);
+          expect(outcome).toBeLessThan(900);
+        }
         if (name === "registry" && width === 375) {
           // on a phone the list comes first: the filters are folded, the first card is on screen
           expect(await page.locator("#f-model").isVisible()).toBe(false);
