@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { CURRENT_TOOLSET } from "../contract/index.ts";
 import { type CodexCell, OUTCOMES, SEED_SOURCES } from "../evidence/codex.ts";
 import type { CardFilters, Codex, StoredCard } from "../evidence/registry.ts";
@@ -420,6 +421,9 @@ ${note ? html`<p class="note">${note}</p>` : ""}
 </section>`;
 }
 
+/** This installation's bin, for the stdio snippet: an absolute path that runs from any folder. */
+const LOCAL_BIN = fileURLToPath(new URL("../../bin/scoreia.mjs", import.meta.url));
+
 export function letMyAiInPage(origin: string): string {
   const mcp = `${origin}/mcp`;
   const j = (v: unknown) => JSON.stringify(v, null, 2);
@@ -446,9 +450,9 @@ ${snippet("Codex CLI", "~/.codex/config.toml", `[mcp_servers.scoreia]\nurl = "${
 ${snippet("Gemini CLI", "~/.gemini/settings.json", j({ mcpServers: { scoreia: { httpUrl: mcp } } }))}
 ${snippet(
   "Any other MCP host",
-  "Streamable HTTP at the URL above; or launch it locally over stdio",
-  j({ mcpServers: { scoreia: { command: "npx", args: ["scoreia", "serve"] } } }),
-  "A local stdio server keeps its own database and signing key: its cards are not this server's cards.",
+  "Streamable HTTP at the URL above; or, on the machine that runs this server, launch it over stdio",
+  j({ mcpServers: { scoreia: { command: process.execPath, args: [LOCAL_BIN, "serve"] } } }),
+  "Absolute paths: it works from any folder. Never a bare `npx scoreia` outside this server's installation: npx would fetch whatever package of that name the registry holds. A local stdio server keeps its own database and signing key: its cards are not this server's cards.",
 )}
 </div>
 

@@ -4,6 +4,7 @@
  * cursor walk.
  */
 import { request } from "node:http";
+import { fileURLToPath } from "node:url";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOLSETS, toolsetHash } from "../../src/contract/index.ts";
@@ -512,6 +513,11 @@ describe.each(DIALECTS)("public endpoints on %s", (dialect) => {
       expect(page).toContain(`${s.base}/mcp`);
       for (const host of ["Cursor", "VS Code", "Claude Desktop", "Windsurf", "Zed"]) expect(page).toContain(host);
       expect(page).toContain("participant claims");
+      // the stdio snippet runs from any folder: node and this installation's bin, by absolute path
+      const bin = fileURLToPath(new URL("../../bin/scoreia.mjs", import.meta.url));
+      expect(page).toContain(bin);
+      expect(page).toContain(process.execPath);
+      expect(page).not.toMatch(/npx(&quot;|")[^<]*scoreia(&quot;|"), (&quot;|")serve/);
       // fetch cannot set Host: a raw request can, as a proxy or a client would. The page is
       // cacheable, so a forged Host written into it would poison every cache on the way.
       for (const host of ["chamber.example:8443", 'ev"il{x}.example']) {
