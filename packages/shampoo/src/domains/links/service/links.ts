@@ -138,13 +138,13 @@ export async function linkTaskEntity(ctx: ShampooCtx, a: LinkTaskEntityInput): P
       );
     } else if (old.lifecycle === "void") {
       // The marker clears with the revival stamps; the void stamps stay as last-removal evidence.
-      const set = {
+      const set: Partial<TaskLinkRow> = {
         ...lifecycleSet("revive", stampOf(w)),
         link_type: "manual",
         score: focus.score,
         removal_marker: null,
         updated_at: at,
-      } as Partial<TaskLinkRow>;
+      };
       row = (await changeLink(w, old, set, "revive", payload)).row;
     } else {
       const action = old.link_type === "auto" ? "upgrade" : "refresh";
@@ -190,11 +190,11 @@ export async function unlinkTaskEntity(ctx: ShampooCtx, a: UnlinkTaskEntityInput
       const focus = (await scoreTask(trx, caller, task, entity.id)).focus as Suggestion;
       decisionId = await decide(w, task, focus, "rejected", UNDO_AUTO_TOOL);
     }
-    const set = {
+    const set: Partial<TaskLinkRow> = {
       ...lifecycleSet("void", stampOf(w)),
       removal_marker: removalMarker(old),
       updated_at: iso(w.now),
-    } as Partial<TaskLinkRow>;
+    };
     await changeLink(w, old, set, "unlink", {
       ...a,
       ...(decisionId ? { decision_id: decisionId, decision_recorded: "rejected" } : {}),
