@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { sql } from "kernel";
 import type { ShampooCtx } from "../../src/context.ts";
 import * as graphService from "../../src/domains/graph/service.ts";
-import { linkView } from "../../src/domains/links/service.ts";
+import { linkView } from "../../src/domains/links/model.ts";
 import type { Agent, Harness } from "./shampoo.ts";
 
 /** Helpers shared by the link suites (test/links*.test.ts). */

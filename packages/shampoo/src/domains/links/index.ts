@@ -2,7 +2,7 @@ import { defineModule } from "../../platform/module.ts";
 import { tasksWritten } from "../tasks/hooks.ts";
 import { linksFixtures } from "./fixtures.ts";
 import { linksLegacy, linksMigrations } from "./schema.ts";
-import { discoverOnTaskWrite } from "./service.ts";
+import { discoverOnTaskWrite } from "./service/discovery.ts";
 import { linkTools } from "./tools.ts";
 
 /**

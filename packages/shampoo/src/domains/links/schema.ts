@@ -11,7 +11,7 @@ import type { Up } from "../../store/schema.ts";
  * link_task_entity revives the same row (lifecycle `live`, revived_at/revived_by), clears the
  * marker and keeps the void stamps as last-removal evidence. A link is never retired.
  * link_type is `manual` (a human linked it, or upgraded an auto link) or `auto` (discovered by
- * the explainable-pairwise-v1 pass, links/service.ts discoverLinks); `score` is the scorer's
+ * the explainable-pairwise-v1 pass, links/service/discovery.ts discoverLinks); `score` is the scorer's
  * score when the link was made or last refreshed.
  */
 export interface TaskLinkRow extends LifecycleColumns<"live" | "void"> {

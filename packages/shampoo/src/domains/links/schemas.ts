@@ -1,5 +1,5 @@
 import type { JsonSchema } from "kernel";
-import { SIGNALS } from "./model.ts";
+import { SIGNALS } from "./rules.ts";
 
 /** Result shapes shared by the link tools. */
 

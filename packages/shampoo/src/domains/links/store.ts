@@ -291,14 +291,6 @@ export async function labelCounts(db: Db, gs: GraphScope): Promise<{ accepted: n
   return { accepted: get("accepted"), rejected: get("rejected") };
 }
 
-export async function insertLink(trx: Transaction<ShampooDB>, row: TaskLinkRow): Promise<void> {
-  await trx.insertInto("shampoo_task_links").values(row).execute();
-}
-
-export async function updateLink(trx: Transaction<ShampooDB>, id: string, set: Partial<TaskLinkRow>): Promise<void> {
-  await trx.updateTable("shampoo_task_links").set(set).where("id", "=", id).execute();
-}
-
 export async function insertDecision(trx: Transaction<ShampooDB>, row: Omit<LinkDecisionRow, "seq">): Promise<void> {
   await trx.insertInto("shampoo_link_decisions").values(row).execute();
 }

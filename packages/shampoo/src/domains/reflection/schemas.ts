@@ -1,5 +1,5 @@
 import type { JsonSchema } from "kernel";
-import { CATEGORIES, DEFAULTS } from "./rules/model.ts";
+import { CATEGORIES, DEFAULTS } from "./rules/vocabulary.ts";
 
 /** Property and result schemas shared by the reflection tools. */
 

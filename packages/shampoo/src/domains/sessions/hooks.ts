@@ -2,7 +2,7 @@ import type { Kysely } from "kernel";
 import type { Scope } from "../../access/caller.ts";
 import { defineExtensionPoint } from "../../platform/extend.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import type { GovernanceItems } from "./pack.ts";
+import type { GovernanceItems } from "./rules.ts";
 
 /**
  * resume_context's continuity lists: what another module keeps that a resumed session should

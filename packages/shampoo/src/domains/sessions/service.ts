@@ -1,26 +1,36 @@
 import { randomUUID } from "node:crypto";
-import { type DomainError, iso } from "kernel";
-import { canWrite, projectValue, scopeDenied, scopeOf } from "../../access/caller.ts";
+import { iso, type Kysely, type Transaction } from "kernel";
+import { type Caller, canWrite, projectValue, type Scope, scopeDenied, scopeOf } from "../../access/caller.ts";
 import type { ShampooCtx } from "../../context.ts";
-import { fail } from "../../platform/errors.ts";
+import { given } from "../../platform/errors.ts";
+import { createRow, recordChange } from "../../platform/rows.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
+import type { ShampooDB } from "../../store/schema.ts";
 import { type Continuity, resumeContinuity } from "./hooks.ts";
+import type { CloseSessionInput, ResumeContextInput, SessionRecallInput, SessionSaveInput } from "./inputs.gen.ts";
 import {
-  blank,
   filesValue,
   malformedSession,
-  parseSessionId,
-  recallCount,
+  packEventView,
   sessionEventView,
+  sessionNotFound,
   sessionView,
 } from "./model.ts";
-import { buildHandoff, HANDOFF_TOKEN_BUDGET, PACK_EVENTS, PACK_TASKS, RECENT_DAYS } from "./pack.ts";
+import {
+  buildHandoff,
+  HANDOFF_TOKEN_BUDGET,
+  PACK_EVENTS,
+  PACK_TASKS,
+  parseSessionId,
+  RECENT_DAYS,
+  recallCount,
+  resumeSummary,
+} from "./rules.ts";
 import type { NewContextPack, SessionRow } from "./schema.ts";
 import {
   getSession,
   insertPack,
   insertRun,
-  insertSession,
   openChildCounts,
   openTasks,
   recallSessions,
@@ -29,7 +39,7 @@ import {
 } from "./store.ts";
 
 /**
- * Session rules. Ownership: a session belongs to the principal that created it. session_save
+ * Session operations. Ownership: a session belongs to the principal that created it. session_save
  * and resume_context let star callers act on other principals' sessions (the catalog's star
  * bypass); close_session never does ("only entries owned by the caller's own principal flip").
  * Every path also needs the session's project inside the caller's grants. Shape checks (UUID
@@ -40,26 +50,48 @@ import {
 
 const DAY_MS = 86_400_000;
 
-/** The catalog's denial: foreign, invisible and (for updates) missing sessions read the same. */
-export function sessionNotFound(): DomainError {
-  return fail("not_found", "session not found");
+/**
+ * The session a caller names, in session_save's vocabulary: none for a blank id (given), else a
+ * UUID (else "session_id must be a UUID…") the caller may see, owner, handed-to or star (else
+ * "session not found"). resume_context's session, and context governance's pack sessions.
+ */
+export async function namedSession(
+  db: Kysely<ShampooDB> | Transaction<ShampooDB>,
+  caller: Caller,
+  raw: unknown,
+): Promise<SessionRow | null> {
+  const v = given(raw);
+  if (v === undefined) return null;
+  const id = parseSessionId(v);
+  if (id === null) throw malformedSession();
+  const session = await getSession(db, caller, id, { starBypass: true });
+  if (!session) throw sessionNotFound();
+  return session;
 }
 
-/** A non-empty string, or undefined: empty and null supply nothing. */
-function supplied(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
-}
-
-async function saveEvent(w: WriteScope, old: SessionRow | null, row: SessionRow, action: string, payload: unknown) {
-  return w.event({
-    entityKind: "session",
-    entityId: row.session_id,
+/**
+ * Applies `set` to a session with its history event (chained to the session's previous one).
+ * Sessions are keyed by profile and id, so the event goes through recordChange and the row
+ * through the store's keyed update.
+ */
+async function changeSession(
+  w: WriteScope,
+  old: SessionRow,
+  set: Partial<SessionRow>,
+  action: string,
+  payload: unknown,
+): Promise<void> {
+  const next = { ...old, ...set };
+  const eventId = await recordChange(w, {
+    kind: "session",
+    id: old.session_id,
     action,
-    old: old ? sessionEventView(old) : null,
-    new: sessionEventView(row),
+    old,
+    next,
+    view: sessionEventView,
     payload,
-    parentEventId: old?.last_event_id ?? null,
   });
+  await updateSession(w.trx, old.profile, old.session_id, { ...set, last_event_id: eventId });
 }
 
 /**
@@ -68,76 +100,77 @@ async function saveEvent(w: WriteScope, old: SessionRow | null, row: SessionRow,
  * whose project left the grants, and one in another profile all answer "session not found", the
  * same bytes, and change nothing. (Creating under an unknown explicit id, as before, answered
  * differently from a foreign id: an existence oracle.) Updates keep the prior project, summary
- * and files wherever the call supplies nothing (empty and null supply nothing); ended_at is
- * stamped to now on both paths. Saving an ended session renews it (state live).
+ * and files wherever the call supplies nothing (an empty string or null supplies nothing;
+ * handoff_to is trimmed, blank is absent); ended_at is stamped to now on both paths. Saving an
+ * ended session renews it (state live).
  */
-export async function sessionSave(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const explicit = !blank(a.session_id);
-  let id: string;
-  if (!explicit) id = randomUUID();
-  else {
-    const parsed = parseSessionId(String(a.session_id));
-    if (parsed === null) throw malformedSession();
-    id = parsed;
-  }
-  const projectGiven = supplied(a.project) !== undefined;
-  const project = projectGiven ? projectValue(a.project) : null;
+export async function sessionSave(ctx: ShampooCtx, a: SessionSaveInput): Promise<Record<string, unknown>> {
+  const explicit = given(a.session_id);
+  const id = explicit === undefined ? randomUUID() : parseSessionId(explicit);
+  if (id === null) throw malformedSession();
+  const projectGiven = Boolean(a.project);
+  const project = projectValue(a.project);
   // Supplied projects must be granted now, whatever the session.
   if (projectGiven && !canWrite(ctx.caller, project)) throw scopeDenied();
-  const summary = supplied(a.summary);
+  const summary = a.summary || undefined;
   const files = filesValue(a.active_files);
-  const handoff = supplied(typeof a.handoff_to === "string" ? a.handoff_to.trim() : a.handoff_to);
+  const handoff = given(a.handoff_to)?.trim();
   return write(ctx, async (w) => {
-    const trx = w.trx;
     const at = iso(w.now);
-    const old = await getSession(trx, ctx.caller, id, { starBypass: true, lock: w.engine.caps.rowLock });
+    const old = await getSession(w.trx, ctx.caller, id, { starBypass: true, lock: w.engine.caps.rowLock });
     if (old) {
       // Only the owner hands a session on (star never substitutes for ownership when attributing).
       if (handoff !== undefined && old.owner !== ctx.caller.principal) throw sessionNotFound();
-      const row: SessionRow = {
-        ...old,
-        project: projectGiven ? project : old.project,
-        summary: summary ?? old.summary,
-        active_files: files ?? old.active_files,
-        handed_to: handoff ?? old.handed_to,
-        state: "live",
-        ended_at: at,
-        updated_at: at,
-      };
       const action = handoff !== undefined && handoff !== old.handed_to ? "handoff" : "update";
-      row.last_event_id = await saveEvent(w, old, row, action, a);
-      const { profile: _p, session_id: _s, ...set } = row;
-      await updateSession(trx, old.profile, id, set);
+      await changeSession(
+        w,
+        old,
+        {
+          project: projectGiven ? project : old.project,
+          summary: summary ?? old.summary,
+          active_files: files ?? old.active_files,
+          handed_to: handoff ?? old.handed_to,
+          state: "live",
+          ended_at: at,
+          updated_at: at,
+        },
+        action,
+        a,
+      );
       return { action: "updated", session_id: id };
     }
-    if (explicit) throw sessionNotFound();
+    if (explicit !== undefined) throw sessionNotFound();
     // An omitted project on creation is an untagged write: it needs the untagged grant.
     if (!projectGiven && !canWrite(ctx.caller, null)) throw scopeDenied();
-    const row: SessionRow = {
-      profile: ctx.caller.profile,
-      session_id: id,
-      owner: ctx.caller.principal,
-      project,
-      summary: summary ?? null,
-      active_files: files,
-      state: "live",
-      started_at: at,
-      ended_at: at,
-      closed_at: null,
-      closed_by: null,
-      handed_to: handoff ?? null,
-      updated_at: at,
-      last_event_id: "",
-    };
-    row.last_event_id = await saveEvent(w, null, row, "create", a);
-    // A fresh v4 id: a collision is as good as impossible; if it happens, nothing is written.
-    if (!(await insertSession(trx, row))) throw sessionNotFound();
+    // A fresh v4 id: a collision with an existing session is as good as impossible.
+    await createRow(w, {
+      table: "shampoo_sessions",
+      kind: "session",
+      id,
+      view: sessionEventView,
+      payload: a,
+      row: {
+        profile: ctx.caller.profile,
+        session_id: id,
+        owner: ctx.caller.principal,
+        project,
+        summary: summary ?? null,
+        active_files: files,
+        state: "live",
+        started_at: at,
+        ended_at: at,
+        closed_at: null,
+        closed_by: null,
+        handed_to: handoff ?? null,
+        updated_at: at,
+      },
+    });
     return { action: "created", session_id: id };
   });
 }
 
 /** Pure read: the caller's most recently saved sessions (star: everyone's), inside the grants. */
-export async function sessionRecall(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function sessionRecall(ctx: ShampooCtx, a: SessionRecallInput): Promise<Record<string, unknown>> {
   const n = recallCount(a.last_n);
   const rows = await read(ctx, (db) => recallSessions(db, ctx.caller, n));
   return { sessions: rows.map(sessionView), count: rows.length };
@@ -147,32 +180,27 @@ export async function sessionRecall(ctx: ShampooCtx, a: Record<string, unknown>)
  * Moves one live session owned by the caller's own principal (no star bypass) to ended. Foreign,
  * unknown, malformed and already-ended ids all answer matched 0 and change nothing.
  */
-export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const given = String(a.session_id);
-  const id = parseSessionId(given);
-  const untouched = { closed: given, matched: 0 };
+export async function closeSession(ctx: ShampooCtx, a: CloseSessionInput): Promise<Record<string, unknown>> {
+  const id = parseSessionId(a.session_id);
+  const untouched = { closed: a.session_id, matched: 0 };
   if (id === null) return untouched;
   return write(ctx, async (w) => {
-    const trx = w.trx;
     const at = iso(w.now);
-    const old = await getSession(trx, ctx.caller, id, {
+    const old = await getSession(w.trx, ctx.caller, id, {
       starBypass: false,
       ownedOnly: true,
       lock: w.engine.caps.rowLock,
     });
     if (old?.state !== "live") return untouched;
-    const row: SessionRow = {
-      ...old,
+    const set: Partial<SessionRow> = {
       state: "ended",
       ended_at: at,
       closed_at: at,
       closed_by: ctx.caller.principal,
       updated_at: at,
     };
-    row.last_event_id = await saveEvent(w, old, row, "close", a);
-    const { profile: _p, session_id: _s, ...set } = row;
-    await updateSession(trx, old.profile, id, set);
-    return { closed: given, matched: 1 };
+    await changeSession(w, old, set, "close", a);
+    return { closed: a.session_id, matched: 1 };
   });
 }
 
@@ -181,7 +209,7 @@ export async function closeSession(ctx: ShampooCtx, a: Record<string, unknown>):
  * questions, chunks awaiting a human, changed facts), concatenated in module order; empty lists
  * where no module contributes.
  */
-async function continuityOf(w: WriteScope, scope: ReturnType<typeof scopeOf>, withQuestions: boolean) {
+async function continuityOf(w: WriteScope, scope: Scope, withQuestions: boolean): Promise<Continuity> {
   const out: Continuity = { open_questions: [], chunks_awaiting_human: [], changed_facts: [] };
   for (const source of resumeContinuity.all()) {
     const c = await source(w.trx, scope, w.now, withQuestions);
@@ -198,22 +226,17 @@ async function continuityOf(w: WriteScope, scope: ReturnType<typeof scopeOf>, wi
  * open questions, chunks awaiting human input, facts changed in the last 7 days (global scans
  * inside the grants, catalog "Boundaries"). The recipient of a handoff resumes it like the owner.
  */
-export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  let id: string | null = null;
-  if (!blank(a.session_id)) {
-    id = parseSessionId(String(a.session_id));
-    if (id === null) throw malformedSession();
-  }
+export async function resumeContext(ctx: ShampooCtx, a: ResumeContextInput): Promise<Record<string, unknown>> {
+  // The shape check first, outside any transaction: a malformed id answers alike for any session.
+  const raw = given(a.session_id);
+  if (raw !== undefined && parseSessionId(raw) === null) throw malformedSession();
   const includeQuestions = a.include_open_questions !== false;
   const scope = scopeOf(ctx.caller);
   return write(ctx, async (w) => {
     const { trx, now } = w;
     const at = iso(now);
-    let session: SessionRow | null = null;
-    if (id !== null) {
-      session = (await getSession(trx, ctx.caller, id, { starBypass: true })) ?? null;
-      if (!session) throw sessionNotFound();
-    }
+    const session = await namedSession(trx, ctx.caller, raw);
+    const id = session?.session_id ?? null;
     const project = session ? session.project : undefined;
     const tasks = await openTasks(trx, scope, project, PACK_TASKS);
     const events = await recentTaskEvents(trx, scope, project, iso(now - RECENT_DAYS * DAY_MS), PACK_EVENTS);
@@ -253,27 +276,16 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
       created_at: at,
       last_event_id: "",
     };
-    const { body: _b, items_json: _i, last_event_id: _l, ...meta } = pack;
-    pack.last_event_id = await w.event({
-      entityKind: "context_pack",
-      entityId: packId,
+    pack.last_event_id = await recordChange(w, {
+      kind: "context_pack",
+      id: packId,
       action: "create",
       old: null,
-      new: { ...meta, items: built.items },
+      next: pack,
+      view: packEventView(built.items),
       payload: { ...a, run_id: runId },
     });
     await insertPack(trx, pack);
-
-    const what = `${built.counts.tasks} open task${built.counts.tasks === 1 ? "" : "s"}, ${built.counts.events} recent event${built.counts.events === 1 ? "" : "s"}`;
-    const head = session
-      ? `Resumed session ${id} (${session.project === null ? "untagged" : `project ${session.project}`}): handoff pack ${packId} with the session summary, ${built.counts.files} active file${built.counts.files === 1 ? "" : "s"}, ${what}`
-      : `General handoff (no session): pack ${packId} with ${what} across your visible projects`;
-    const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-    const questions = includeQuestions
-      ? n(gov.open_questions.length, "open question", "open questions")
-      : "open-question scan skipped on request";
-    const pending = `Context: ${questions}, ${n(gov.chunks_awaiting_human.length, "chunk", "chunks")} awaiting human input, ${n(gov.changed_facts.length, "fact", "facts")} changed in the last ${RECENT_DAYS} days.`;
-    const summary = `${head} (${built.tokenUsage} of ${HANDOFF_TOKEN_BUDGET} tokens). ${pending}`;
 
     await insertRun(trx, {
       run_id: runId,
@@ -311,7 +323,14 @@ export async function resumeContext(ctx: ShampooCtx, a: Record<string, unknown>)
       changed_facts_since_last_session: gov.changed_facts,
       chunks_awaiting_human: gov.chunks_awaiting_human,
       pack: { pack_id: packId, token_usage: built.tokenUsage, freshness_score: built.freshness, body: built.body },
-      summary,
+      summary: resumeSummary({
+        session,
+        packId,
+        built,
+        questions: includeQuestions ? gov.open_questions.length : null,
+        awaiting: gov.chunks_awaiting_human.length,
+        facts: gov.changed_facts.length,
+      }),
     };
   });
 }

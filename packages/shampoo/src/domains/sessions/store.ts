@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
+import type { TaskEvent } from "./model.ts";
 import type { ContextRunRow, NewContextPack, SessionRow } from "./schema.ts";
 
 /**
@@ -44,16 +45,7 @@ export async function getSession(
   return q.executeTakeFirst();
 }
 
-/** Inserts a new session under a fresh id; false if the id was somehow taken (nothing written). */
-export async function insertSession(trx: Transaction<ShampooDB>, row: SessionRow): Promise<boolean> {
-  const r = await trx
-    .insertInto("shampoo_sessions")
-    .values(row)
-    .onConflict((oc) => oc.columns(["profile", "session_id"]).doNothing())
-    .executeTakeFirst();
-  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
-}
-
+/** Sets `set` on one session: keyed by profile and id (the same UUID in another profile is another session). */
 export async function updateSession(
   trx: Transaction<ShampooDB>,
   profile: string,
@@ -109,16 +101,6 @@ export async function openTasks(db: Db, scope: Scope, project: string | null | u
     .orderBy("id")
     .limit(limit)
     .execute();
-}
-
-export interface TaskEvent {
-  at: string;
-  action: string;
-  principal: string;
-  task_id: string;
-  title: string;
-  old_json: string | null;
-  new_json: string | null;
 }
 
 /** Open subtasks the caller can see, counted per parent among `ids` (a blocked task waits on them). */

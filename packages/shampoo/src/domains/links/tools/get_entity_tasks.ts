@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { getEntityTasks } from "../service.ts";
+import type { GetEntityTasksInput } from "../inputs.gen.ts";
+import { getEntityTasks } from "../service/links.ts";
 
-export const get_entity_tasks = tool({
+export const get_entity_tasks = tool<GetEntityTasksInput>({
   name: "get_entity_tasks",
   title: "Tasks linked to an entity",
   description:

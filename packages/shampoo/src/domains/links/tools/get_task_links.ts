@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { getTaskLinks } from "../service.ts";
+import type { GetTaskLinksInput } from "../inputs.gen.ts";
+import { getTaskLinks } from "../service/links.ts";
 
-export const get_task_links = tool({
+export const get_task_links = tool<GetTaskLinksInput>({
   name: "get_task_links",
   title: "Entities linked to a task",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { LinkTaskEntityInput } from "../inputs.gen.ts";
 import { LABEL_PROGRESS } from "../schemas.ts";
-import { linkTaskEntity } from "../service.ts";
+import { linkTaskEntity } from "../service/links.ts";
 
-export const link_task_entity = tool({
+export const link_task_entity = tool<LinkTaskEntityInput>({
   name: "link_task_entity",
   title: "Link a task to an entity",
   description:

@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { unlinkTaskEntity } from "../service.ts";
+import type { UnlinkTaskEntityInput } from "../inputs.gen.ts";
+import { unlinkTaskEntity } from "../service/links.ts";
 
-export const unlink_task_entity = tool({
+export const unlink_task_entity = tool<UnlinkTaskEntityInput>({
   name: "unlink_task_entity",
   title: "Unlink a task from an entity",
   description:

@@ -1,5 +1,5 @@
 import type { Fingerprint } from "./detect.ts";
-import { type Category, DECISION_FILTERS, DECISIONS, type Decision, type SkipReason } from "./model.ts";
+import { type Category, DECISION_FILTERS, DECISIONS, type Decision, type SkipReason } from "./vocabulary.ts";
 
 /**
  * Decisions and the apply plan: what reflect_apply does with one accepted candidate, given what

@@ -9,7 +9,7 @@ import {
   flatten,
   type TaskFact,
 } from "./detect.ts";
-import { type AuditParams, CATEGORIES, cutoffs } from "./model.ts";
+import { type AuditParams, CATEGORIES, cutoffs } from "./vocabulary.ts";
 
 const NOW = Date.parse("2026-11-30T12:00:00.000Z");
 const P: AuditParams = { project: null, stale_days: 60, abandoned_inbox_days: 30, limit_per_category: 20 };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { type AuditParams, CATEGORIES, CATEGORY_RULES, type Category, cutoffs, type TargetKind } from "./model.ts";
+import { type AuditParams, CATEGORIES, CATEGORY_RULES, type Category, cutoffs, type TargetKind } from "./vocabulary.ts";
 
 /**
  * The six audit detectors over plain rows: no database, no clock (the cut-offs come in as

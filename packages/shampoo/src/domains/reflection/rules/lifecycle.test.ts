@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canArchive, move, moveTable, type RunEvent } from "./lifecycle.ts";
-import { RUN_STATUSES, type RunStatus } from "./model.ts";
+import { RUN_STATUSES, type RunStatus } from "./vocabulary.ts";
 
 const EVENTS: RunEvent[] = ["run", "complete", "fail", "cancel", "discard"];
 

@@ -1,4 +1,4 @@
-import type { RunStatus } from "./model.ts";
+import type { RunStatus } from "./vocabulary.ts";
 
 /**
  * The run state machine (catalog reflect_start, reflect_cancel, reflect_discard, reflect_archive):

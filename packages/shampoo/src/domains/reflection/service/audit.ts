@@ -1,20 +1,30 @@
 import type { DialectName, Kysely } from "kernel";
 import { type Caller, projectValue } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { read } from "../../../platform/write.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { badArgument } from "../errors.ts";
-import { canonical, detectCategory, type Finding, type Findings } from "../rules/detect.ts";
-import { type AuditParams, CATEGORIES, clamp, cutoffs, DEFAULTS } from "../rules/model.ts";
+import type { ReflectAuditInput } from "../inputs.gen.ts";
+import { badArgument, findingView } from "../model.ts";
+import { detectCategory, type Findings } from "../rules/detect.ts";
+import { markdownReport, summaryOf } from "../rules/report.ts";
+import {
+  AUDIT_LIMIT_MAX,
+  type AuditParams,
+  CATEGORIES,
+  CONTRACT_VERSION,
+  clamp,
+  DEFAULTS,
+} from "../rules/vocabulary.ts";
 import { runProjectAllowed } from "../store/runs.ts";
 import { scanCategory } from "../store/scan.ts";
 
-/** The audit pass shared by reflect_audit (read only) and reflect_start (persisted). */
+/** The audit pass shared by reflect_audit (read only, here) and reflect_start (persisted). */
 
-export interface AuditArgs {
-  project?: unknown;
-  stale_days?: unknown;
-  abandoned_inbox_days?: unknown;
-  limit_per_category?: unknown;
-}
+/** The audit's arguments, as reflect_audit and reflect_start take them. */
+export type AuditArgs = Pick<
+  ReflectAuditInput,
+  "project" | "stale_days" | "abandoned_inbox_days" | "limit_per_category"
+>;
 
 /**
  * Resolves and gates the arguments. An explicit project must be granted; "" (all projects)
@@ -28,12 +38,11 @@ export function auditParams(caller: Caller, a: AuditArgs, maxLimit: number): Aud
       ? badArgument("invalid_argument", "an unfiltered audit spans every project and needs star scope")
       : badArgument("invalid_argument", "project not in scope");
   }
-  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
   return {
     project,
-    stale_days: num(a.stale_days) ?? DEFAULTS.stale_days,
-    abandoned_inbox_days: num(a.abandoned_inbox_days) ?? DEFAULTS.abandoned_inbox_days,
-    limit_per_category: clamp(num(a.limit_per_category), DEFAULTS.limit_per_category, 1, maxLimit),
+    stale_days: a.stale_days ?? DEFAULTS.stale_days,
+    abandoned_inbox_days: a.abandoned_inbox_days ?? DEFAULTS.abandoned_inbox_days,
+    limit_per_category: clamp(a.limit_per_category, DEFAULTS.limit_per_category, 1, maxLimit),
   };
 }
 
@@ -57,56 +66,15 @@ export async function auditPass(
   return out;
 }
 
-export function summaryOf(f: Findings, p: AuditParams, now: number): Record<string, unknown> {
-  const by: Record<string, number> = {};
-  for (const c of CATEGORIES) by[c] = f[c].length;
-  const cut = cutoffs(p, now);
-  return {
-    total_candidates: Object.values(by).reduce((a, b) => a + b, 0),
-    by_category: by,
-    applied_filters: {
-      project: p.project,
-      stale_days: p.stale_days,
-      abandoned_inbox_days: p.abandoned_inbox_days,
-      limit_per_category: p.limit_per_category,
-      due_before: cut.staleBefore,
-      untouched_since: cut.abandonedBefore,
-    },
-  };
-}
-
-/**
- * A finding as the wire shows it (the fingerprint and gates stay internal); evidence in its
- * canonical key order, the same bytes reflect_review shows for the persisted candidate.
- */
-export function findingView(f: Finding): Record<string, unknown> {
-  return {
-    type: f.type,
-    target_kind: f.target_kind,
-    target_ref: f.target_ref,
-    suggested_action: f.suggested_action,
-    confidence: f.confidence,
-    evidence: JSON.parse(canonical(f.evidence)),
-  };
-}
-
-const label = (c: string) => c.replaceAll("_", " ");
-
-/** The markdown report of format=markdown: counts, then each category's candidates. */
-export function markdownReport(version: string, f: Findings, summary: Record<string, unknown>): string {
-  const by = summary.by_category as Record<string, number>;
-  const lines = [`# Reflection audit (${version})`, "", `Total candidates: ${String(summary.total_candidates)}`, ""];
-  lines.push("| Category | Count |", "|---|---:|");
-  for (const c of CATEGORIES) lines.push(`| ${label(c)} | ${by[c]} |`);
-  for (const c of CATEGORIES) {
-    if (f[c].length === 0) continue;
-    lines.push("", `## ${label(c)} (${f[c].length})`, "");
-    for (const x of f[c]) {
-      const e = x.evidence;
-      const name = String(e.title ?? e.name ?? x.target_ref).replaceAll("\n", " ");
-      const where = e.project === null ? "untagged" : String(e.project);
-      lines.push(`- ${name} — ${x.target_kind} \`${x.target_ref}\` in ${where}: ${x.suggested_action}`);
-    }
-  }
-  return `${lines.join("\n")}\n`;
+/** reflect_audit: the pass on one read snapshot; nothing is written, not even an event. */
+export async function auditReport(ctx: ShampooCtx, a: ReflectAuditInput): Promise<Record<string, unknown>> {
+  const p = auditParams(ctx.caller, a, AUDIT_LIMIT_MAX);
+  const now = ctx.clock.now();
+  const findings = await read(ctx, (db, engine) => auditPass(db, engine.dialect, ctx.caller, p, now));
+  const summary = summaryOf(findings, p, now);
+  const candidates: Record<string, unknown> = {};
+  for (const c of CATEGORIES) candidates[c] = findings[c].map(findingView);
+  const out: Record<string, unknown> = { version: CONTRACT_VERSION, summary, candidates };
+  if (a.format === "markdown") out.markdown = markdownReport(CONTRACT_VERSION, findings, summary);
+  return out;
 }

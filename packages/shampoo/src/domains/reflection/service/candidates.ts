@@ -1,19 +1,20 @@
 import { iso } from "kernel";
 import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
+import { given } from "../../../platform/errors.ts";
 import { read, write } from "../../../platform/write.ts";
 import { taskView } from "../../tasks/model.ts";
-import { changeTaskIn } from "../../tasks/mutate.ts";
+import { changeTask } from "../../tasks/mutate.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import { getTask } from "../../tasks/store.ts";
-import { badArgument, badTransition, candidateNotFound, runNotFound } from "../errors.ts";
+import type { ReflectApplyInput, ReflectDecideInput, ReflectReviewInput } from "../inputs.gen.ts";
+import { badArgument, badTransition, candidateNotFound, candidateView, runNotFound } from "../model.ts";
 import { isDecision, isDecisionFilter, type Plan, plan, type TargetNow } from "../rules/apply.ts";
 import type { Fingerprint } from "../rules/detect.ts";
-import { CATEGORIES, clamp, isCategory, offsetOf, REVIEW_LIMIT } from "../rules/model.ts";
+import { CATEGORIES, clamp, isCategory, offsetOf, REVIEW_LIMIT } from "../rules/vocabulary.ts";
 import type { ReflectionCandidateRow } from "../schema.ts";
 import {
   acceptedCandidates,
-  type CandidateWithApplied,
   getCandidate,
   getRun,
   insertSnapshot,
@@ -24,40 +25,20 @@ import { taskExists } from "../store/targets.ts";
 
 /** Candidates: review (pure read), decide, and apply with before/after snapshots. */
 
-function candidateView(c: CandidateWithApplied): Record<string, unknown> {
-  return {
-    candidate_id: c.candidate_id,
-    run_id: c.run_id,
-    type: c.type,
-    suggested_action: c.suggested_action,
-    target_kind: c.target_kind,
-    target_ref: c.target_ref,
-    evidence: JSON.parse(c.evidence_json),
-    confidence: c.confidence,
-    decision: c.decision ?? "pending",
-    decided_by: c.decided_by,
-    decided_at: c.decided_at,
-    created_at: c.created_at,
-    applied_at: c.applied === null ? null : String(c.applied),
-    already_applied: c.applied !== null,
-  };
-}
-
-export async function reviewCandidates(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const decision = typeof a.decision_filter === "string" ? a.decision_filter : "";
+export async function reviewCandidates(ctx: ShampooCtx, a: ReflectReviewInput): Promise<Record<string, unknown>> {
+  const decision = a.decision_filter ?? "";
   if (!isDecisionFilter(decision)) {
     throw badArgument("unknown_decision_filter", `decision_filter must be "", pending, accept, reject or defer`);
   }
-  const type =
-    typeof a.candidate_type_filter === "string" && a.candidate_type_filter !== "" ? a.candidate_type_filter : null;
+  const type = given(a.candidate_type_filter) ?? null;
   if (type !== null && !isCategory(type)) {
     throw badArgument("invalid_argument", `candidate_type_filter must be one of ${CATEGORIES.join(", ")}`);
   }
-  const limit = clamp(a.limit as number | undefined, REVIEW_LIMIT.default, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
-  const offset = offsetOf(a.offset as number | undefined);
+  const limit = clamp(a.limit, REVIEW_LIMIT.default, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
+  const offset = offsetOf(a.offset);
   // A run the caller cannot reach has no visible candidate: the empty shape, as for an unknown id.
   const { rows, total } = await read(ctx, (db) =>
-    listCandidates(db, ctx.caller, String(a.run_id), { decision, type, limit, offset }),
+    listCandidates(db, ctx.caller, a.run_id, { decision, type, limit, offset }),
   );
   return {
     candidates: rows.map(candidateView),
@@ -69,13 +50,13 @@ export async function reviewCandidates(ctx: ShampooCtx, a: Record<string, unknow
   };
 }
 
-export async function decideCandidate(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const decision = String(a.decision);
+export async function decideCandidate(ctx: ShampooCtx, a: ReflectDecideInput): Promise<Record<string, unknown>> {
+  const decision = a.decision;
   // Shape first: an unknown decision answers the same whether or not the candidate exists.
   if (!isDecision(decision)) throw badArgument("invalid_argument", "decision must be accept, reject or defer");
-  const decidedBy = typeof a.decided_by === "string" && a.decided_by !== "" ? a.decided_by : "user";
+  const decidedBy = given(a.decided_by) ?? "user";
   return write(ctx, async (w) => {
-    const c = await getCandidate(w.trx, ctx.caller, String(a.candidate_id), w.engine.caps.rowLock);
+    const c = await getCandidate(w.trx, ctx.caller, a.candidate_id, w.engine.caps.rowLock);
     if (!c) throw candidateNotFound();
     const set = { decision, decided_by: decidedBy, decided_principal: ctx.caller.principal, decided_at: iso(w.now) };
     await w.event({
@@ -101,11 +82,10 @@ const nowOf = (t: TaskRow | undefined): TargetNow | null =>
  * before/after snapshot. Rerunning skips what was applied (already_applied) and writes nothing.
  * Applies of one run are serialised by the run's row lock (PostgreSQL) or the writer lock (SQLite).
  */
-export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const appliedBy = typeof a.applied_by === "string" && a.applied_by !== "" ? a.applied_by : "user";
-  const csv = typeof a.candidate_ids_csv === "string" ? a.candidate_ids_csv : "";
+export async function applyRun(ctx: ShampooCtx, a: ReflectApplyInput): Promise<Record<string, unknown>> {
+  const appliedBy = given(a.applied_by) ?? "user";
   const wanted = new Set(
-    csv
+    (a.candidate_ids_csv ?? "")
       .split(",")
       .map((s) => s.trim())
       .filter((s) => s !== ""),
@@ -113,7 +93,7 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
   const scope = scopeOf(ctx.caller);
   return write(ctx, async (w) => {
     const { trx, now } = w;
-    const run = await getRun(trx, ctx.caller, String(a.run_id), { lock: w.engine.caps.rowLock });
+    const run = await getRun(trx, ctx.caller, a.run_id, { lock: w.engine.caps.rowLock });
     if (!run) throw runNotFound();
     if (run.status !== "completed") throw badTransition("run_not_completed", run.run_id, run.status);
     const accepted = (await acceptedCandidates(trx, ctx.caller, run.run_id)).filter(
@@ -148,11 +128,12 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
         continue;
       }
       const before = target as TaskRow;
-      const { eventId, after } = await changeTaskIn(ctx, trx, now, before, decision.set, "reflect_apply", {
+      const eventId = await changeTask(w, before, decision.set, "reflect_apply", {
         run_id: run.run_id,
         candidate_id: c.candidate_id,
         type: c.type,
       });
+      const after: TaskRow = { ...before, ...decision.set, updated_at: iso(now), last_event_id: eventId };
       await insertSnapshot(trx, snapshotRow(ctx, c, before, after, appliedBy, eventId, now));
       applied++;
     }

@@ -2,11 +2,21 @@ import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
 import { projectValue } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
+import { given } from "../../../platform/errors.ts";
 import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../../platform/lifecycle.ts";
+import { createRow } from "../../../platform/rows.ts";
 import { read, type WriteScope, write } from "../../../platform/write.ts";
-import { badArgument, badTransition, runNotFound } from "../errors.ts";
+import type {
+  ReflectArchiveInput,
+  ReflectCancelInput,
+  ReflectDiscardInput,
+  ReflectHistoryInput,
+  ReflectStartInput,
+} from "../inputs.gen.ts";
+import { badArgument, badTransition, runNotFound, runView, startView } from "../model.ts";
 import { candidateId, canonical, findingsDigest, flatten } from "../rules/detect.ts";
 import { canArchive, move } from "../rules/lifecycle.ts";
+import { summaryOf } from "../rules/report.ts";
 import {
   CANDIDATE_CAP,
   CONTRACT_VERSION,
@@ -16,10 +26,10 @@ import {
   offsetOf,
   RUN_STATUSES,
   type RunStatus,
-} from "../rules/model.ts";
+} from "../rules/vocabulary.ts";
 import type { ReflectionCandidateRow, ReflectionRunRow } from "../schema.ts";
-import { casRun, getRun, insertCandidates, insertRun, listRuns, runById, updateRun } from "../store/runs.ts";
-import { auditParams, auditPass, summaryOf } from "./audit.ts";
+import { casRun, getRun, insertCandidates, listRuns, runById, updateRun } from "../store/runs.ts";
+import { auditParams, auditPass } from "./audit.ts";
 
 /**
  * Runs: start (create → run → complete | fail), cancel, archive, discard, and the run list.
@@ -39,39 +49,16 @@ function runEvent(w: WriteScope, run: ReflectionRunRow, action: string, change: 
   });
 }
 
-/** The public shape of a run. */
-export function runView(r: ReflectionRunRow): Record<string, unknown> {
-  return {
-    run_id: r.run_id,
-    status: r.status,
-    project: r.project,
-    version: r.version,
-    created_by: r.created_by,
-    model: r.model,
-    instructions: r.instructions,
-    input: JSON.parse(r.input_json),
-    summary: r.summary_json === null ? null : JSON.parse(r.summary_json),
-    candidates_persisted: r.candidates_persisted,
-    error_type: r.error_type,
-    created_at: r.created_at,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    archived_at: r.archived_at,
-  };
-}
-
-const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
-
 /** Creates the pending run with its recorded input (first step of reflect_start). */
-export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<ReflectionRunRow> {
-  const instructions = text(a.instructions) ?? null;
+export async function createRun(ctx: ShampooCtx, a: ReflectStartInput): Promise<ReflectionRunRow> {
+  const instructions = given(a.instructions) ?? null;
   if (instructions !== null && instructions.length > INSTRUCTIONS_MAX) {
     throw badArgument(
       "instructions_too_long",
       `instructions hold ${instructions.length} characters; at most ${INSTRUCTIONS_MAX}`,
     );
   }
-  const version = text(a.version) ?? CONTRACT_VERSION;
+  const version = given(a.version) ?? CONTRACT_VERSION;
   if (version !== CONTRACT_VERSION) {
     throw badArgument(
       "invalid_argument",
@@ -81,39 +68,36 @@ export async function createRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
   // No upper bound of its own: past the cap the run fails (candidate_limit_exceeded).
   const p = auditParams(ctx.caller, a, Number.MAX_SAFE_INTEGER);
   return write(ctx, async (w) => {
-    const now = w.now;
-    const run: ReflectionRunRow = {
-      run_id: randomUUID(),
-      profile: ctx.caller.profile,
-      project: p.project,
-      status: "pending",
-      version,
-      created_by: text(a.created_by) ?? "user",
-      principal: ctx.caller.principal,
-      model: text(a.model) ?? null,
-      instructions,
-      input_json: JSON.stringify(p),
-      summary_json: null,
-      candidates_persisted: 0,
-      error_type: null,
-      created_at: iso(now),
-      started_at: null,
-      finished_at: null,
-      archived_at: null,
-      ...NEW_LIFECYCLE,
-      updated_at: iso(now),
-      last_event_id: "",
-    };
-    run.last_event_id = await w.event({
-      entityKind: "reflection_run",
-      entityId: run.run_id,
-      action: "create",
-      old: null,
-      new: runView(run),
+    const at = iso(w.now);
+    const runId = randomUUID();
+    return createRow(w, {
+      table: "shampoo_reflection_runs",
+      kind: "reflection_run",
+      id: runId,
+      view: runView,
       payload: a,
+      row: {
+        run_id: runId,
+        profile: ctx.caller.profile,
+        project: p.project,
+        status: "pending",
+        version,
+        created_by: given(a.created_by) ?? "user",
+        principal: ctx.caller.principal,
+        model: given(a.model) ?? null,
+        instructions,
+        input_json: JSON.stringify(p),
+        summary_json: null,
+        candidates_persisted: 0,
+        error_type: null,
+        created_at: at,
+        started_at: null,
+        finished_at: null,
+        archived_at: null,
+        ...NEW_LIFECYCLE,
+        updated_at: at,
+      },
     });
-    await insertRun(w.trx, run);
-    return run;
   });
 }
 
@@ -156,7 +140,7 @@ export async function executeRun(
     const now = await write(ctx, async (w) =>
       (await swap(w, runId, "pending", { status: "running", started_at: iso(w.now) }, "run")) ? w.now : null,
     );
-    if (now === null) return startResult(await current());
+    if (now === null) return startView(await current());
     const run = await current();
     const p = JSON.parse(run.input_json);
     // Read at most cap + 1 rows a category: one more than the cap already fails the run.
@@ -212,7 +196,7 @@ export async function executeRun(
         new: { candidates_persisted: rows.length, digest: findingsDigest(list) },
       });
     });
-    return startResult(await current());
+    return startView(await current());
   } catch (e) {
     // Best effort: the run must not stay "running" after a failed pass.
     await write(ctx, async (w) => {
@@ -233,18 +217,7 @@ function failure(errorType: string, summary: unknown, now: number): Partial<Refl
   };
 }
 
-function startResult(r: ReflectionRunRow): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    run_id: r.run_id,
-    status: r.status,
-    candidates_persisted: r.candidates_persisted,
-    summary: r.summary_json === null ? null : JSON.parse(r.summary_json),
-  };
-  if (r.error_type !== null) out.error_type = r.error_type;
-  return out;
-}
-
-export async function startReflection(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function startReflection(ctx: ShampooCtx, a: ReflectStartInput): Promise<Record<string, unknown>> {
   const run = await createRun(ctx, a);
   return executeRun(ctx, run.run_id);
 }
@@ -262,8 +235,8 @@ async function onRun<T>(
   });
 }
 
-export async function cancelRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return onRun(ctx, String(a.run_id), async (w, run, at) => {
+export async function cancelRun(ctx: ShampooCtx, a: ReflectCancelInput): Promise<Record<string, unknown>> {
+  return onRun(ctx, a.run_id, async (w, run, at) => {
     const m = move(run.status, "cancel");
     if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
     await swap(w, run.run_id, run.status, { status: m.to, finished_at: at }, "cancel");
@@ -271,8 +244,8 @@ export async function cancelRun(ctx: ShampooCtx, a: Record<string, unknown>): Pr
   });
 }
 
-export async function archiveRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return onRun(ctx, String(a.run_id), async (w, run, at) => {
+export async function archiveRun(ctx: ShampooCtx, a: ReflectArchiveInput): Promise<Record<string, unknown>> {
+  return onRun(ctx, a.run_id, async (w, run, at) => {
     if (!canArchive(run.status)) throw badTransition("cannot_archive_active_run", run.run_id, run.status);
     if (run.archived_at !== null) return { run_id: run.run_id, archived_at: run.archived_at, newly_archived: false };
     const eventId = await runEvent(w, run, "archive", { status: run.status, archived_at: at });
@@ -281,9 +254,9 @@ export async function archiveRun(ctx: ShampooCtx, a: Record<string, unknown>): P
   });
 }
 
-export async function discardRun(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const reason = text(a.reason) ?? null;
-  return onRun(ctx, String(a.run_id), async (w, run) => {
+export async function discardRun(ctx: ShampooCtx, a: ReflectDiscardInput): Promise<Record<string, unknown>> {
+  const reason = given(a.reason) ?? null;
+  return onRun(ctx, a.run_id, async (w, run) => {
     const m = move(run.status, "discard");
     if (!m.ok) throw badTransition(m.code, run.run_id, run.status);
     // Discarding is the run's retirement: status discarded, lifecycle retired with its stamps.
@@ -294,15 +267,15 @@ export async function discardRun(ctx: ShampooCtx, a: Record<string, unknown>): P
   });
 }
 
-export async function runHistory(ctx: ShampooCtx, a: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function runHistory(ctx: ShampooCtx, a: ReflectHistoryInput): Promise<Record<string, unknown>> {
   const project = projectValue(a.project);
-  const status = text(a.status) ?? null;
+  const status = given(a.status) ?? null;
   if (status !== null && (status === "discarded" || !(RUN_STATUSES as readonly string[]).includes(status))) {
     throw badArgument("invalid_argument", `status must be one of pending, running, completed, failed, canceled`);
   }
   const includeArchived = a.include_archived === true;
-  const limit = clamp(a.limit as number | undefined, HISTORY_LIMIT.default, HISTORY_LIMIT.min, HISTORY_LIMIT.max);
-  const offset = offsetOf(a.offset as number | undefined);
+  const limit = clamp(a.limit, HISTORY_LIMIT.default, HISTORY_LIMIT.min, HISTORY_LIMIT.max);
+  const offset = offsetOf(a.offset);
   const { rows, total } = await read(ctx, (db) =>
     listRuns(db, ctx.caller, { project, status: status as RunStatus | null, includeArchived, limit, offset }),
   );

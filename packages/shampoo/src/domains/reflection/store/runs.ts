@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, scopeOf } from "../../../access/caller.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import type { RunStatus } from "../rules/model.ts";
+import type { RunStatus } from "../rules/vocabulary.ts";
 import type { ReflectionCandidateRow, ReflectionRunRow, ReflectionSnapshotRow } from "../schema.ts";
 
 /**
@@ -54,10 +54,6 @@ export async function runById(db: Db, profile: string, runId: string): Promise<R
     .where("profile", "=", profile)
     .where("run_id", "=", runId)
     .executeTakeFirst();
-}
-
-export async function insertRun(trx: Transaction<ShampooDB>, row: ReflectionRunRow): Promise<void> {
-  await trx.insertInto("shampoo_reflection_runs").values(row).execute();
 }
 
 /**

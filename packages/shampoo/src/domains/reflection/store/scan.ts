@@ -3,7 +3,7 @@ import { type Caller, projectCondition, scopeOf } from "../../../access/caller.t
 import type { ShampooDB } from "../../../store/schema.ts";
 import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 import type { EntityFact, TaskFact } from "../rules/detect.ts";
-import { type AuditParams, type Category, cutoffs } from "../rules/model.ts";
+import { type AuditParams, type Category, cutoffs } from "../rules/vocabulary.ts";
 import { BLANK_SQL } from "./blank.ts";
 
 /**

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ReflectApplyInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
 import { applyRun } from "../service/candidates.ts";
 
-export const reflect_apply = tool({
+export const reflect_apply = tool<ReflectApplyInput>({
   name: "reflect_apply",
   title: "Apply accepted reflection candidates",
   description:

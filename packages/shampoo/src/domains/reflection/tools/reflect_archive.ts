@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ReflectArchiveInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
 import { archiveRun } from "../service/runs.ts";
 
-export const reflect_archive = tool({
+export const reflect_archive = tool<ReflectArchiveInput>({
   name: "reflect_archive",
   title: "Archive a finished reflection run",
   description:

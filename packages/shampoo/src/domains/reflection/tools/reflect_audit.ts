@@ -1,9 +1,10 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { AUDIT_LIMIT_MAX, CONTRACT_VERSION } from "../rules/model.ts";
+import type { ReflectAuditInput } from "../inputs.gen.ts";
+import { AUDIT_LIMIT_MAX, CONTRACT_VERSION } from "../rules/vocabulary.ts";
 import { FINDING, P, SUMMARY } from "../schemas.ts";
-import { auditReport } from "../service/report.ts";
+import { auditReport } from "../service/audit.ts";
 
-export const reflect_audit = tool({
+export const reflect_audit = tool<ReflectAuditInput>({
   name: "reflect_audit",
   title: "Audit memory for consolidation candidates (dry run)",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ReflectCancelInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
 import { cancelRun } from "../service/runs.ts";
 
-export const reflect_cancel = tool({
+export const reflect_cancel = tool<ReflectCancelInput>({
   name: "reflect_cancel",
   title: "Cancel a pending or running reflection run",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ReflectDecideInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
 import { decideCandidate } from "../service/candidates.ts";
 
-export const reflect_decide = tool({
+export const reflect_decide = tool<ReflectDecideInput>({
   name: "reflect_decide",
   title: "Decide a reflection candidate",
   description:

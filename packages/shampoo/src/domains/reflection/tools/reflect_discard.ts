@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ReflectDiscardInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
 import { discardRun } from "../service/runs.ts";
 
-export const reflect_discard = tool({
+export const reflect_discard = tool<ReflectDiscardInput>({
   name: "reflect_discard",
   title: "Discard a finished reflection run",
   description:

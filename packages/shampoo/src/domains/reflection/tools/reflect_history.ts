@@ -1,9 +1,10 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { HISTORY_LIMIT } from "../rules/model.ts";
+import type { ReflectHistoryInput } from "../inputs.gen.ts";
+import { HISTORY_LIMIT } from "../rules/vocabulary.ts";
 import { P, RUN } from "../schemas.ts";
 import { runHistory } from "../service/runs.ts";
 
-export const reflect_history = tool({
+export const reflect_history = tool<ReflectHistoryInput>({
   name: "reflect_history",
   title: "List reflection runs",
   description:

@@ -1,9 +1,10 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { CATEGORIES, REVIEW_LIMIT } from "../rules/model.ts";
+import type { ReflectReviewInput } from "../inputs.gen.ts";
+import { CATEGORIES, REVIEW_LIMIT } from "../rules/vocabulary.ts";
 import { P } from "../schemas.ts";
 import { reviewCandidates } from "../service/candidates.ts";
 
-export const reflect_review = tool({
+export const reflect_review = tool<ReflectReviewInput>({
   name: "reflect_review",
   title: "Review a run's candidates",
   description:

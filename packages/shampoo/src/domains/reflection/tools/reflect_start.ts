@@ -1,9 +1,10 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { CANDIDATE_CAP, CONTRACT_VERSION, INSTRUCTIONS_MAX } from "../rules/model.ts";
+import type { ReflectStartInput } from "../inputs.gen.ts";
+import { CANDIDATE_CAP, CONTRACT_VERSION, INSTRUCTIONS_MAX } from "../rules/vocabulary.ts";
 import { P, SUMMARY } from "../schemas.ts";
 import { startReflection } from "../service/runs.ts";
 
-export const reflect_start = tool({
+export const reflect_start = tool<ReflectStartInput>({
   name: "reflect_start",
   title: "Start a reflection run",
   description: `Runs the reflection audit and persists one reviewable candidate per finding: creates a pending run, records its filter input, marks it running, persists the candidates (at most ${CANDIDATE_CAP}; beyond that the run fails as candidate_limit_exceeded and keeps none), then marks it completed. All-or-nothing per run. Then review (reflect_review), decide (reflect_decide) and apply (reflect_apply). An explicit project must be granted; unfiltered runs are star-only.`,

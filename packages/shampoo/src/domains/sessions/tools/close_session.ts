@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { CloseSessionInput } from "../inputs.gen.ts";
 import { closeSession } from "../service.ts";
 
-export const close_session = tool({
+export const close_session = tool<CloseSessionInput>({
   name: "close_session",
   title: "Close a session",
   description:

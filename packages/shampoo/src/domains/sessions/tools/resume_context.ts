@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { ResumeContextInput } from "../inputs.gen.ts";
 import { resumeContext } from "../service.ts";
 
-export const resume_context = tool({
+export const resume_context = tool<ResumeContextInput>({
   name: "resume_context",
   title: "Resume where the last session left off",
   description:

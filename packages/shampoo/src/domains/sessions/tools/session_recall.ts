@@ -1,10 +1,11 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { RECALL_DEFAULT, RECALL_MAX } from "../model.ts";
+import type { SessionRecallInput } from "../inputs.gen.ts";
+import { RECALL_DEFAULT, RECALL_MAX } from "../rules.ts";
 import { sessionRecall } from "../service.ts";
 
 const nullable = (type: string) => ({ type: [type, "null"] });
 
-export const session_recall = tool({
+export const session_recall = tool<SessionRecallInput>({
   name: "session_recall",
   title: "Recall recent sessions",
   description: `Recalls your most recently saved sessions, newest first (last save first), with project, summary, active files and timestamps. Only sessions inside your project grants and owned by your own principal are returned (star sees every owner's); anything else reads as an empty list. last_n defaults to ${RECALL_DEFAULT}; integers, integral floats and booleans (true = 1, false = 0) are accepted; negatives read as 0 and values above ${RECALL_MAX} as ${RECALL_MAX}. Pure read.`,

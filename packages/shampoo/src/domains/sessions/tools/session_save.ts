@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { SessionSaveInput } from "../inputs.gen.ts";
 import { sessionSave } from "../service.ts";
 
-export const session_save = tool({
+export const session_save = tool<SessionSaveInput>({
   name: "session_save",
   title: "Save a session snapshot",
   description:

@@ -1,37 +1,113 @@
-import type { Kysely, Transaction } from "kernel";
-import type { Caller } from "../../access/caller.ts";
-import type { ShampooDB } from "../../store/schema.ts";
-import { graphScopeOf } from "../graph/store.ts";
+import { mentionWords, phraseKey, STOPWORDS } from "../graph/model.ts";
 import type { TaskRow } from "../tasks/schema.ts";
-import {
-  containsPhrase,
-  GRAPH_ONE_HOP,
-  GRAPH_TWO_HOP,
-  keywords,
-  MAX_OBSERVATION_ROWS,
-  MODEL_VERSION,
-  NOMINATING,
-  PREFILTER_KEYWORDS,
-  phrase,
-  round6,
-  SIGNALS,
-  type Signal,
-  TEMPORAL_SCALE_DAYS,
-  taskKeywords,
-  WEIGHTS,
-  words,
-} from "./model.ts";
 import type { TaskLinkRow } from "./schema.ts";
-import {
-  type Decision,
-  type EntityLite,
-  latestDecisions,
-  linksOfTask,
-  observationHits,
-  relationsTouching,
-  visibleEntities,
-  visibleEntitiesByIds,
-} from "./store.ts";
+
+/**
+ * Links' pure decisions (no ctx, no store; rules.test.ts beside): the explainable-pairwise-v1
+ * contract (weights, thresholds, text rules) and the scoring of a task against entities whose
+ * facts service/scoring.ts has read.
+ */
+
+/**
+ * The explainable-pairwise-v1 contract: fixed signal weights, thresholds and text rules. A
+ * change to any of them is a new model version, never a silent edit: decisions record the
+ * version they were scored under, so labels stay comparable.
+ */
+export const MODEL_VERSION = "explainable-pairwise-v1";
+export const ACCEPT_TOOL = "link_task_entity";
+export const UNDO_AUTO_TOOL = "unlink_task_entity";
+
+export const SIGNALS = [
+  "exact_name",
+  "alias",
+  "fts",
+  "project",
+  "provenance",
+  "graph",
+  "temporal",
+  "vector",
+  "community",
+] as const;
+export type Signal = (typeof SIGNALS)[number];
+
+/**
+ * Fixed weights, summing to 1. Missing signals (vector and community have no model yet, so
+ * their raw value is null) contribute 0; scores are not renormalised, so they stay comparable
+ * across calls and versions. Name and alias mentions dominate; project, provenance and time
+ * only corroborate.
+ */
+export const WEIGHTS: Record<Signal, number> = {
+  exact_name: 0.25,
+  alias: 0.2,
+  fts: 0.15,
+  project: 0.1,
+  provenance: 0.04,
+  graph: 0.15,
+  temporal: 0.05,
+  vector: 0.03,
+  community: 0.03,
+};
+
+/** Signals that nominate an entity as a candidate; the others only corroborate. */
+export const NOMINATING: readonly Signal[] = ["exact_name", "alias", "fts", "graph"];
+
+/** Temporal closeness: raw = 1 / (1 + |Δdays| / 30) between task and entity creation. */
+export const TEMPORAL_SCALE_DAYS = 30;
+/** Graph raw values: the entity is a direct neighbour (1 hop) of an entity the task links to, or 2 hops away. */
+export const GRAPH_ONE_HOP = 1;
+export const GRAPH_TWO_HOP = 0.5;
+
+/**
+ * Auto-discovery: an exact name or alias mention and at least this score makes an auto link. A
+ * name mentioned in a task of the entity's own project qualifies (0.25 + 0.10 + time); in
+ * another project it needs keyword overlap or a graph path as well (same creator and time add
+ * at most 0.09); a bare name mention never does.
+ */
+export const AUTO_LINK_MIN_SCORE = 0.35;
+/** At most this many auto links per discovery pass (per task write). */
+export const AUTO_LINK_MAX_PER_PASS = 3;
+/**
+ * A "silent high-confidence link": an auto link (no human made or confirmed it: a human link or
+ * an accepted upgrade is link_type manual) whose score is at least this. Unlinking one records
+ * an explicit rejection.
+ */
+export const HIGH_CONFIDENCE = 0.5;
+
+export const SUGGEST_DEFAULT = 5;
+export const SUGGEST_MAX = 50;
+/** Task keywords considered (the longest ones), and observation rows scanned for overlap. */
+export const MAX_KEYWORDS = 64;
+export const PREFILTER_KEYWORDS = 16;
+export const MAX_OBSERVATION_ROWS = 2000;
+
+/**
+ * Folded words of a text, in order (accents and case folded, like the graph's search), and a
+ * text as a phrase key (folded words joined by one space): the graph's own rule, so the phrase
+ * index it keeps (shampoo_entity_phrases) holds exactly the keys compared here.
+ */
+export const words = mentionWords;
+export const phrase = phraseKey;
+
+/** Does phrase key `needle` occur in `hay` on word boundaries? */
+export function containsPhrase(hay: string, needle: string): boolean {
+  return needle !== "" && ` ${hay} `.includes(` ${needle} `);
+}
+
+/** Distinct keywords: folded words of 2+ characters that are not stopwords. */
+export function keywords(text: string): Set<string> {
+  return new Set(words(text).filter((w) => w.length >= 2 && !STOPWORDS.has(w)));
+}
+
+/** A task's keywords: the MAX_KEYWORDS longest (ties alphabetical), so any script counts alike. */
+export function taskKeywords(text: string): string[] {
+  return [...keywords(text)].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_KEYWORDS);
+}
+
+export function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+const DAY_MS = 86_400_000;
 
 /**
  * The explainable-pairwise-v1 scorer. For one task it scores every live entity the caller may
@@ -57,9 +133,6 @@ import {
  * An entity is a candidate only when a nominating signal (exact_name, alias, fts, graph) is
  * positive; project, provenance and time alone never nominate.
  */
-
-type Db = Kysely<ShampooDB> | Transaction<ShampooDB>;
-const DAY_MS = 86_400_000;
 
 export interface Signals {
   raw: Record<Signal, number | null>;
@@ -99,10 +172,6 @@ export interface Scoring {
   links: TaskLinkRow[];
 }
 
-function decisionView(d: Decision | undefined): ExistingDecision | null {
-  return d ? { decision_id: d.decision_id, decision: d.decision, source: d.source, decided_at: d.decided_at } : null;
-}
-
 /** A task's text as the scorer reads it: title, description and notes, one per line. */
 export function taskText(task: TaskRow): string {
   return [task.title, task.description, task.notes].filter((x): x is string => !!x).join("\n");
@@ -125,84 +194,49 @@ export function textPhrases(text: string, maxWords: number): string[] {
   return [...out];
 }
 
+/** An entity as the scorer reads it (store's EntityLite). */
+export interface ScoredEntity {
+  id: string;
+  name: string;
+  name_norm: string;
+  entity_type: string;
+  project: string | null;
+  created_by: string;
+  created_at: string;
+  alias_text: string;
+}
+
+/** What the scorer knows about a task's neighbourhood, read under the caller's grants. */
+export interface ScoringFacts {
+  task: TaskRow;
+  /** The entities scored, in the order read (the ranking breaks ties by name, then id). */
+  entities: ScoredEntity[];
+  /** Keywords of each entity's observations that mention a task keyword. */
+  obsWords: Map<string, Set<string>>;
+  /** Entities the task already links to (live, visible). */
+  linked: Set<string>;
+  /** Graph meta-path raw value and reasons per reached entity. */
+  graph: Map<string, { raw: number; reasons: string[] }>;
+  /** The latest decision of each pair, by entity id. */
+  decisions: Map<string, ExistingDecision>;
+  /** Scored whatever its signals and link state (link_task_entity's receipt). */
+  focusId?: string | undefined;
+}
+
 /**
- * Scores a task against the caller's visible graph. `focusId`, when given, is scored whatever
- * its signals and link state and ranked among the candidates (rank null if no signal nominates
- * it): the receipt link_task_entity records.
- *
- * `candidates`, when given, are the only entities scored and ranked (discovery passes the
- * entities the task's text mentions, found through the phrase index): each is scored exactly
- * as in the full pass, except that its observation words come from its own observations
- * (the full pass reads at most MAX_OBSERVATION_ROWS over all entities) and ranks count only
- * the candidates. Without them, every visible live entity is read (suggest_task_links).
+ * Scores and ranks the entities of `f` (the scorer described above): the suggestions (already
+ * linked and rejected pairs left out, best first) and the focus entity's scoring, ranked among
+ * the nominated candidates if a signal nominates it.
  */
-export async function scoreTask(
-  db: Db,
-  caller: Caller,
-  task: TaskRow,
-  focusId?: string,
-  candidates?: EntityLite[],
-): Promise<Scoring> {
-  const gs = graphScopeOf(caller);
+export function rankEntities(f: ScoringFacts): { suggestions: Suggestion[]; focus: Suggestion | null } {
+  const { task, entities, obsWords, linked, graph, decisions, focusId } = f;
   const text = taskText(task);
   const key = phrase(text);
   const terms = taskKeywords(text);
   const termSet = new Set(terms);
-
-  const entities = candidates ?? (await visibleEntities(db, gs));
-  const byId = new Map(entities.map((e) => [e.id, e]));
-  // With candidates only, other entities (linked ones, graph paths) are looked up when met.
-  const hidden = new Set<string>();
-  const see = async (ids: Iterable<string>) => {
-    if (!candidates) return;
-    const unknown = [...new Set(ids)].filter((id) => !byId.has(id) && !hidden.has(id));
-    if (unknown.length === 0) return;
-    for (const e of await visibleEntitiesByIds(db, gs, unknown)) byId.set(e.id, e);
-    for (const id of unknown) if (!byId.has(id)) hidden.add(id);
-  };
-
-  // Observation words, only for entities whose observations mention a task keyword.
-  const obsWords = new Map<string, Set<string>>();
-  const prefilter = terms.slice(0, PREFILTER_KEYWORDS);
-  const only = candidates?.map((e) => e.id);
-  for (const o of await observationHits(db, gs, prefilter, MAX_OBSERVATION_ROWS, only)) {
-    const set = obsWords.get(o.entity_id) ?? new Set<string>();
-    for (const w of keywords(o.content)) set.add(w);
-    obsWords.set(o.entity_id, set);
-  }
-
-  // Meta-paths from the entities the task already links to (visible ones only).
-  const links = await linksOfTask(db, gs.profile, task.id);
-  await see(links.filter((l) => l.lifecycle === "live").map((l) => l.entity_id));
-  const linked = new Set(links.filter((l) => l.lifecycle === "live" && byId.has(l.entity_id)).map((l) => l.entity_id));
-  const graph = new Map<string, { raw: number; reasons: string[] }>();
-  const hop = async (from: Set<string>, raw: number, label: string, skip: Set<string>) => {
-    const reached = new Set<string>();
-    const relations = await relationsTouching(db, gs.profile, [...from]);
-    await see(relations.flatMap((r) => [r.from_id, r.to_id]));
-    for (const r of relations) {
-      const pairs: [string, string][] = [
-        [r.from_id, r.to_id],
-        [r.to_id, r.from_id],
-      ];
-      for (const [via, other] of pairs) {
-        if (!from.has(via) || skip.has(other) || !byId.has(other)) continue;
-        const g = graph.get(other) ?? { raw, reasons: [] };
-        if (g.raw > raw) continue; // already reached by a shorter path
-        g.reasons.push(`${label}:${r.relation_type}:${byId.get(via)?.name}`);
-        graph.set(other, g);
-        reached.add(other);
-      }
-    }
-    return reached;
-  };
-  const oneHop = await hop(linked, GRAPH_ONE_HOP, "linked_neighbour", linked);
-  await hop(oneHop, GRAPH_TWO_HOP, "two_hop", new Set([...linked, ...oneHop]));
-
-  const decisions = await latestDecisions(db, gs.profile, task.id);
   const taskCreated = Date.parse(task.created_at);
 
-  const score = (e: EntityLite): { s: Suggestion; nominated: boolean } => {
+  const score = (e: ScoredEntity): { s: Suggestion; nominated: boolean } => {
     const reasons: string[] = [];
     const exact = containsPhrase(key, phrase(e.name)) ? 1 : 0;
     if (exact) reasons.push("exact_name");
@@ -259,7 +293,7 @@ export async function scoreTask(
         shared_keywords: shared.slice(0, 10),
         fts_rank: null,
         vector_rank: null,
-        existing_decision: decisionView(decisions.get(e.id)),
+        existing_decision: decisions.get(e.id) ?? null,
         rank: null,
       },
     };
@@ -295,5 +329,5 @@ export async function scoreTask(
   });
   // Without a focus the two lists hold the same entities; with one, ranks count the focus too.
   suggestions.sort((a, b) => order(a, b, (s) => s.score));
-  return { model_version: MODEL_VERSION, suggestions, focus, links };
+  return { suggestions, focus };
 }

@@ -9,8 +9,8 @@ import {
   sessionInvariants,
   UUID_RE,
   uniq,
-} from "./support/sessions.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+} from "../support/sessions.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, everything, refused, seedMemory } from "./support/reflection.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { mustRow, ok, uniq } from "./support/tasks-write.ts";
+import { ADMIN, everything, refused, seedMemory } from "../support/reflection.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
+import { mustRow, ok, uniq } from "../support/tasks-write.ts";
 
 type Candidate = { candidate_id: string; type: string; target_ref: string; already_applied: boolean; decision: string };
 

@@ -20,9 +20,9 @@ import {
   UUID_RE,
   uniq,
   voidEntity,
-} from "./support/links.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { INTERNAL, quietly } from "./support/tasks-write.ts";
+} from "../support/links.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
+import { INTERNAL, quietly } from "../support/tasks-write.ts";
 
 describe.each(DIALECTS)("link_task_entity and unlink_task_entity on %s", (dialect) => {
   let h: Harness;

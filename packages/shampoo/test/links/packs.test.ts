@@ -1,10 +1,10 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { candidates } from "../src/domains/governance/service/packs.ts";
-import { inWrite } from "../src/domains/governance/service/write.ts";
-import type { TaskRow } from "../src/domains/tasks/schema.ts";
-import { entities, task, uniq } from "./support/links.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { candidates } from "../../src/domains/governance/service/packs.ts";
+import { inWrite } from "../../src/domains/governance/service/write.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import { entities, task, uniq } from "../support/links.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 /**
  * A context pack's target task counts its live links only: an item naming an entity linked to the

@@ -11,8 +11,8 @@ import {
   sessionRow,
   UUID_RE,
   uniq,
-} from "./support/sessions.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+} from "../support/sessions.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 describe.each(DIALECTS)("session_save on %s", (dialect) => {
   let h: Harness;

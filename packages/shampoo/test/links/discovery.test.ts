@@ -1,11 +1,11 @@
 import { rng } from "kernel/rng.ts";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Suggestion } from "../src/domains/links/scorer.ts";
-import { discoveryPicks } from "../src/domains/links/service.ts";
-import type { TaskRow } from "../src/domains/tasks/schema.ts";
-import { entities, relate, uniq } from "./support/links.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import type { Suggestion } from "../../src/domains/links/rules.ts";
+import { discoveryPicks } from "../../src/domains/links/service/discovery.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import { entities, relate, uniq } from "../support/links.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 /**
  * Differential test of link discovery: the phrase-index path task writes run ("index": only the

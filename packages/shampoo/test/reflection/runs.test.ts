@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kernel";
 import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detect, type EntityFact, flatten, type TaskFact } from "../src/domains/reflection/rules/detect.ts";
-import { createRun, executeRun } from "../src/domains/reflection/service/runs.ts";
-import { MODULES } from "../src/modules.ts";
-import { migrateModules } from "../src/platform/migrate.ts";
-import type { ShampooDB } from "../src/store/schema.ts";
-import { ADMIN, content, everything, refused, seedMemory } from "./support/reflection.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { ok, uniq } from "./support/tasks-write.ts";
+import { detect, type EntityFact, flatten, type TaskFact } from "../../src/domains/reflection/rules/detect.ts";
+import { createRun, executeRun } from "../../src/domains/reflection/service/runs.ts";
+import { MODULES } from "../../src/modules.ts";
+import { migrateModules } from "../../src/platform/migrate.ts";
+import type { ShampooDB } from "../../src/store/schema.ts";
+import { ADMIN, content, everything, refused, seedMemory } from "../support/reflection.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
+import { ok, uniq } from "../support/tasks-write.ts";
 
 describe.each(DIALECTS)("reflection runs (%s)", (dialect) => {
   let h: Harness;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TaskRow } from "../src/domains/tasks/schema.ts";
-import { ADMIN } from "./support/reflection.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { ok, uniq } from "./support/tasks-write.ts";
+import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import { ADMIN } from "../support/reflection.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
+import { ok, uniq } from "../support/tasks-write.ts";
 
 /** Empty notes written straight into the store (fixture volume only; the tools read them as usual). */
 async function emptyNotes(h: Harness, project: string, n: number, tag: string): Promise<void> {

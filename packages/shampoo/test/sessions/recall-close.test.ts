@@ -1,8 +1,8 @@
 import { iso } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counts, eventsOf, MISSING_SESSION, sessionRow, uniq } from "./support/sessions.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { counts, eventsOf, MISSING_SESSION, sessionRow, uniq } from "../support/sessions.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 describe.each(DIALECTS)("session_recall and close_session on %s", (dialect) => {
   let h: Harness;

@@ -11,8 +11,8 @@ import {
   TASK_NOT_FOUND,
   task,
   uniq,
-} from "./support/links.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+} from "../support/links.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 describe.each(DIALECTS)("get_task_links and get_entity_tasks on %s", (dialect) => {
   let h: Harness;

@@ -1,9 +1,9 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CATEGORIES } from "../src/domains/reflection/rules/model.ts";
-import { ADMIN, type Memory, seedMemory } from "./support/reflection.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
-import { ok } from "./support/tasks-write.ts";
+import { CATEGORIES } from "../../src/domains/reflection/rules/vocabulary.ts";
+import { ADMIN, type Memory, seedMemory } from "../support/reflection.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
+import { ok } from "../support/tasks-write.ts";
 
 /**
  * Reflection reads only the scope it is asked for: a one-project audit or run sees that

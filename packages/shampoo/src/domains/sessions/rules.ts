@@ -1,14 +1,43 @@
 import type { TaskRow } from "../tasks/schema.ts";
-import { filesList } from "./model.ts";
+import { filesList, type PackItem, type TaskEvent } from "./model.ts";
 import type { SessionRow } from "./schema.ts";
-import type { TaskEvent } from "./store.ts";
 
 /**
- * The handoff pack resume_context persists: a plain-text body assembled from the facts SHAMPOO
- * holds today (the session's summary and active files, the open tasks of its project, their
- * recent history: what each event changed), greedily under a token budget, then what context
- * governance holds for a successor: open questions, chunks awaiting human input, changed facts.
+ * Sessions' pure decisions (no ctx, no store; rules.test.ts beside): the session-id vocabulary,
+ * session_recall's count, and the handoff pack resume_context persists: a plain-text body
+ * assembled from the facts SHAMPOO holds today (the session's summary and active files, the open
+ * tasks of its project, their recent history: what each event changed), greedily under a token
+ * budget, then what context governance holds for a successor: open questions, chunks awaiting
+ * human input, changed facts.
  */
+
+/**
+ * Parses a session id the way the predecessor's platform UUID parser (Python's uuid.UUID) reads
+ * one: "urn:" and "uuid:" prefixes dropped, surrounding braces stripped, hyphens ignored, then
+ * exactly 32 hex digits in any case. Returns the canonical lowercase 8-4-4-4-12 form, or null.
+ * So "{6F9619FF-8B86-D011-B42D-00C04FC964FF}", "urn:uuid:6f9619ff-…" and the 32 bare digits all
+ * name the same session.
+ */
+export function parseSessionId(raw: string): string | null {
+  let hex = raw.replaceAll("urn:", "").replaceAll("uuid:", "");
+  hex = hex.replace(/^[{}]+|[{}]+$/g, "").replaceAll("-", "");
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) return null;
+  const h = hex.toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * session_recall's last_n: integers, integral floats (JSON 5.0 arrives as 5) and booleans (true
+ * = 1, false = 0, as the predecessor's int(bool)). Negative values read as 0 (nothing), values
+ * above 100 are clamped to 100 so one call stays bounded.
+ */
+export const RECALL_DEFAULT = 5;
+export const RECALL_MAX = 100;
+export function recallCount(v: number | boolean | undefined): number {
+  if (v === undefined) return RECALL_DEFAULT;
+  const n = typeof v === "boolean" ? (v ? 1 : 0) : v;
+  return Math.max(0, Math.min(RECALL_MAX, n));
+}
 
 /** Pack types share one default budget (catalog: token_budget unset/0 → 4000). */
 export const HANDOFF_TOKEN_BUDGET = 4000;
@@ -27,12 +56,6 @@ const DESCRIPTION_CHARS = 200;
 /** A token estimate good enough for budgeting: 4 characters per token, rounded up. */
 export function tokens(text: string): number {
   return Math.ceil(text.length / 4);
-}
-
-export interface PackItem {
-  kind: "session" | "file" | "task" | "event";
-  ref: string;
-  at?: string;
 }
 
 export interface BuiltPack {
@@ -208,4 +231,32 @@ export function buildHandoff(input: PackInput): BuiltPack {
           return sum + 0.5 ** (ageDays / FRESHNESS_HALF_LIFE_DAYS);
         }, 0) / dated.length;
   return { body, tokenUsage: tokens(body), freshness: Math.round(freshness * 1e6) / 1e6, items, counts };
+}
+
+/** "1 open task", "2 open tasks". */
+function count(k: number, one: string, many: string): string {
+  return `${k} ${k === 1 ? one : many}`;
+}
+
+/** resume_context's one-paragraph summary of the pack it built and the continuity it found. */
+export function resumeSummary(r: {
+  session: SessionRow | null;
+  packId: string;
+  built: BuiltPack;
+  /** Null: the open-question scan was skipped on request. */
+  questions: number | null;
+  awaiting: number;
+  facts: number;
+}): string {
+  const { session: s, built } = r;
+  const what = `${count(built.counts.tasks, "open task", "open tasks")}, ${count(built.counts.events, "recent event", "recent events")}`;
+  const head = s
+    ? `Resumed session ${s.session_id} (${s.project === null ? "untagged" : `project ${s.project}`}): handoff pack ${r.packId} with the session summary, ${count(built.counts.files, "active file", "active files")}, ${what}`
+    : `General handoff (no session): pack ${r.packId} with ${what} across your visible projects`;
+  const questions =
+    r.questions === null
+      ? "open-question scan skipped on request"
+      : count(r.questions, "open question", "open questions");
+  const pending = `Context: ${questions}, ${count(r.awaiting, "chunk", "chunks")} awaiting human input, ${count(r.facts, "fact", "facts")} changed in the last ${RECENT_DAYS} days.`;
+  return `${head} (${built.tokenUsage} of ${HANDOFF_TOKEN_BUDGET} tokens). ${pending}`;
 }

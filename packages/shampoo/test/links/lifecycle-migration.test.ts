@@ -1,15 +1,15 @@
 import { ManualClock, sql } from "kernel";
 import { DIALECTS, openTestDatabase, type TestDb } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeCaller } from "../src/access/caller.ts";
-import type { ShampooCtx } from "../src/context.ts";
-import { createEntities } from "../src/domains/graph/service.ts";
-import { createTaskOrNote } from "../src/domains/tasks/service.ts";
-import { MODULES } from "../src/modules.ts";
-import { migrateModules } from "../src/platform/migrate.ts";
-import type { ShampooDB } from "../src/store/schema.ts";
-import { eventsOf, linkRow } from "./support/links.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { makeCaller } from "../../src/access/caller.ts";
+import type { ShampooCtx } from "../../src/context.ts";
+import { createEntities } from "../../src/domains/graph/service.ts";
+import { createTaskOrNote } from "../../src/domains/tasks/service.ts";
+import { MODULES } from "../../src/modules.ts";
+import { migrateModules } from "../../src/platform/migrate.ts";
+import type { ShampooDB } from "../../src/store/schema.ts";
+import { eventsOf, linkRow } from "../support/links.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 /**
  * A database migrated before links/0002_lifecycle, holding links in the old shape (status

@@ -10,8 +10,8 @@ import {
   task,
   uniq,
   voidEntity,
-} from "./support/links.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+} from "../support/links.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 const DAY = 86_400_000;
 const WEIGHTS = {
