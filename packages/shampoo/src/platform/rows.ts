@@ -108,7 +108,7 @@ export async function changeRow<T extends Table, R extends RowOf<T>>(
     old: R;
     set: Partial<Omit<R, "last_event_id">>;
     view: (row: R) => unknown;
-    /** The key column and value that find the row (default: `id` = old.id). */
+    /** The key column and value that find the row (default: `id` = old.id); with the row's profile. */
     key?: { column: string; value: string };
     /** The id history names (default: the key's value). */
     id?: string;
@@ -127,10 +127,14 @@ export async function changeRow<T extends Table, R extends RowOf<T>>(
     payload: spec.payload,
   });
   next.last_event_id = eventId;
-  await loose(w.trx)
+  let update = loose(w.trx)
     .updateTable(spec.table as string)
     .set({ ...(spec.set as Record<string, unknown>), last_event_id: eventId })
-    .where(key.column, "=", key.value)
-    .execute();
+    .where(key.column, "=", key.value);
+  // Rows that carry a profile are found inside the caller's profile only: an id never reaches
+  // across the profile boundary, whatever the table's key.
+  const profile = (spec.old as Record<string, unknown>).profile;
+  if (typeof profile === "string") update = update.where("profile", "=", profile);
+  await update.execute();
   return { eventId, row: next };
 }
