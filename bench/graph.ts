@@ -64,9 +64,9 @@ import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
-import { importMemoryJsonl } from "shampoo/domains/graph/jsonl.ts";
 import { contentHash, normalizeName } from "shampoo/domains/graph/model.ts";
 import { phraseRows } from "shampoo/domains/graph/schema.ts";
+import { importMemoryJsonl } from "shampoo/domains/graph/service/jsonl.ts";
 import {
   BENCH_DIR,
   type Benchmark,

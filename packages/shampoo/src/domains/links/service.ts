@@ -6,7 +6,7 @@ import { fail, notFound } from "../../platform/errors.ts";
 import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../platform/lifecycle.ts";
 import { read, type WriteScope, write } from "../../platform/write.ts";
 import type { ShampooDB } from "../../store/schema.ts";
-import { graphScopeOf } from "../graph/store.ts";
+import { graphScopeOf } from "../graph/store/rows.ts";
 import type { TaskWritten } from "../tasks/hooks.ts";
 import type { TaskRow } from "../tasks/schema.ts";
 import {

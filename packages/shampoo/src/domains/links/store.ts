@@ -3,7 +3,7 @@ import type { Scope } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { normalizeName } from "../graph/model.ts";
 import type { EntityRow } from "../graph/schema.ts";
-import { type GraphScope, liveByNorms, liveSql } from "../graph/store.ts";
+import { type GraphScope, liveByNorms, liveSql } from "../graph/store/rows.ts";
 import type { TaskRow } from "../tasks/schema.ts";
 import type { LinkDecisionRow, TaskLinkRow } from "./schema.ts";
 
