@@ -10,7 +10,7 @@
  *     INSERTs, with the tables' secondary indexes, GIN included, and SQLite's FTS5 indexes built
  *     once after the load: lib.ts withIndexesDeferred; the generated tsvector columns on
  *     PostgreSQL fill as in production; no history events — nothing measured here reads them), or
- *     `--seed import` runs importMemoryJsonl (domains/graph/jsonl.ts) on the reference's file:
+ *     `--seed import` runs importMemoryJsonl (domains/graph/service/jsonl.ts) on the reference's file:
  *     the real create_entities/create_relations rules, one transaction, one history event per
  *     row — the path a user migrating a memory.jsonl takes; about 10× slower to seed (10,000
  *     entities: 40 s against 4 s on SQLite, 177 s against 46 s on PostgreSQL, on 2 shared cores).
@@ -64,9 +64,9 @@ import { dropPgSchema, PG_URL } from "kernel/store/testing.ts";
 import { localCaller } from "shampoo/access/caller.ts";
 import { openShampoo, type Shampoo } from "shampoo/app.ts";
 import type { ShampooCtx } from "shampoo/context.ts";
-import { importMemoryJsonl } from "shampoo/domains/graph/jsonl.ts";
 import { contentHash, normalizeName } from "shampoo/domains/graph/model.ts";
 import { phraseRows } from "shampoo/domains/graph/schema.ts";
+import { importMemoryJsonl } from "shampoo/domains/graph/service/jsonl.ts";
 import {
   BENCH_DIR,
   type Benchmark,

@@ -225,7 +225,7 @@ async function transfer(cmd: "import" | "export", values: Values, file: string |
   }
   const { openShampoo } = await import("./app.ts");
   const { systemClock, DomainError } = await import("kernel");
-  const { importMemoryJsonl, exportMemoryJsonl, JsonlError } = await import("./domains/graph/jsonl.ts");
+  const { importMemoryJsonl, exportMemoryJsonl, JsonlError } = await import("./domains/graph/service/jsonl.ts");
   const shampoo = await openShampoo({ db });
   const ctx = { caller, source: { tool: `cli.${cmd}` }, clock: systemClock, database: shampoo.database };
   try {

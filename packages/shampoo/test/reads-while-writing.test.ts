@@ -1,7 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { holdSqliteWriteLock } from "kernel/store/testing.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { flushAccessNotes } from "../src/domains/graph/access.ts";
+import { flushAccessNotes } from "../src/domains/graph/store/access.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * User text as one literal term of a full-text query language, never as its syntax: the one
- * quoting rule of every search (tasks/fts.ts, graph/fts.ts).
+ * quoting rule of every search (tasks/fts.ts, graph/store/search.ts).
  */
 
 /** An FTS5 string: double quotes, `"` doubled (operators, `*`, `:` and parentheses inside are text). */

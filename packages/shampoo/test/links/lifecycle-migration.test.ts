@@ -3,7 +3,7 @@ import { DIALECTS, openTestDatabase, type TestDb } from "kernel/store/testing.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCaller } from "../../src/access/caller.ts";
 import type { ShampooCtx } from "../../src/context.ts";
-import { createEntities } from "../../src/domains/graph/service.ts";
+import { createEntities } from "../../src/domains/graph/service/entities.ts";
 import { createTaskOrNote } from "../../src/domains/tasks/service.ts";
 import { MODULES } from "../../src/modules.ts";
 import { migrateModules } from "../../src/platform/migrate.ts";

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { sql } from "kernel";
 import type { ShampooCtx } from "../../src/context.ts";
-import * as graphService from "../../src/domains/graph/service.ts";
+import { createEntities, deleteEntities } from "../../src/domains/graph/service/entities.ts";
+import { createRelations } from "../../src/domains/graph/service/relations.ts";
 import { linkView } from "../../src/domains/links/model.ts";
 import type { Agent, Harness } from "./shampoo.ts";
 
@@ -33,13 +34,14 @@ async function graphCall(h: Harness, agent: Agent, tool: string, args: Record<st
     if (r.isError) throw new Error(`${tool}: ${JSON.stringify(r.structuredContent)}`);
     return r.structuredContent;
   }
+  // The services take their tools' typed inputs; fixtures pass the same argument shapes.
   const fn = {
-    create_entities: graphService.createEntities,
-    create_relations: graphService.createRelations,
-    delete_entities: graphService.deleteEntities,
-  }[tool];
+    create_entities: createEntities,
+    create_relations: createRelations,
+    delete_entities: deleteEntities,
+  }[tool] as ((ctx: ShampooCtx, a: never) => Promise<unknown>) | undefined;
   if (!fn) throw new Error(`no graph fixture for ${tool}`);
-  return fn(ctxOf(h, agent, tool), args);
+  return fn(ctxOf(h, agent, tool), args as never);
 }
 
 export interface EntitySpec {

@@ -1,11 +1,11 @@
 import { defineModule } from "../../platform/module.ts";
 import { lookupSources } from "../../store/lookup-source.ts";
-import { flushAccessNotes } from "./access.ts";
 import { graphFixtures } from "./fixtures.ts";
-import { tidySearchIndexes } from "./fts.ts";
-import { entityLookupSource } from "./lookup.ts";
 import { graphLegacy, graphMigrations } from "./schema.ts";
-import { graphScopeOf } from "./store.ts";
+import { flushAccessNotes } from "./store/access.ts";
+import { entityLookupSource } from "./store/lookup.ts";
+import { tidySearchIndexes } from "./store/merge.ts";
+import { graphScopeOf } from "./store/rows.ts";
 import { graphTools } from "./tools.ts";
 
 /**

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { invalid } from "../../platform/errors.ts";
+import type { AliasRow, Entity, GraphLifecycle, Observation, RelationRow } from "./schema.ts";
 
 /**
  * Knowledge-graph vocabulary: name identity, visibility, the query tokenizer with its stopword
- * list, and the public shapes. Pure functions only.
+ * list, and the public shapes its history events record (entityView, …). Pure functions only.
  */
 
 export const VISIBILITIES = ["shared", "private"] as const;
@@ -222,4 +223,47 @@ export function cleanContents(list: unknown): string[] {
   if (out.some((c) => c.length > MAX_OBSERVATION))
     throw invalid(`an observation is longer than ${MAX_OBSERVATION} characters`);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The audited public shapes of graph rows (history old/new)
+
+/** The lifecycle columns of a graph row, as its history views show them. */
+function lifeView(r: GraphLifecycle): Record<string, unknown> {
+  return {
+    lifecycle: r.lifecycle,
+    voided_at: r.voided_at,
+    voided_by: r.voided_by,
+    void_reason: r.void_reason,
+    revived_at: r.revived_at,
+    revived_by: r.revived_by,
+  };
+}
+
+export function entityView(e: Entity): Record<string, unknown> {
+  return {
+    id: e.id,
+    name: e.name,
+    entityType: e.entity_type,
+    project: e.project,
+    visibility: e.visibility,
+    aliases: e.alias_text === "" ? [] : e.alias_text.split("\n"),
+    created_at: e.created_at,
+    created_by: e.created_by,
+    updated_at: e.updated_at,
+    ...lifeView(e),
+  };
+}
+
+export function observationView(o: Observation): Record<string, unknown> {
+  return { id: o.id, entity_id: o.entity_id, content: o.content, ord: o.ord, ...lifeView(o) };
+}
+
+export function relationView(r: RelationRow): Record<string, unknown> {
+  return { id: r.id, from_id: r.from_id, to_id: r.to_id, relationType: r.relation_type, ...lifeView(r) };
+}
+
+/** An alias's creation event records only its identity (aliases are never changed). */
+export function aliasView(a: AliasRow): Record<string, unknown> {
+  return { id: a.id, entity_id: a.entity_id, alias: a.alias };
 }

@@ -76,7 +76,7 @@ export interface AliasRow extends GraphLifecycle {
 
 /**
  * The best-effort access note of knowledge-graph reads: append-only, queued after the read and
- * written with others in one transaction, never allowed to fail or change the read (access.ts).
+ * written with others in one transaction, never allowed to fail or change the read (store/access.ts).
  */
 export interface GraphAccessRow {
   seq: Generated<number>;
@@ -265,8 +265,8 @@ export const graphMigrations: Record<string, Up> = {
   /**
    * SQLite, the word indexes of search_nodes:
    * - read-only fts5vocab views (no storage of their own), from which search_nodes reads the
-   *   words a prefix term covers (fts.ts prefixWords);
-   * - usermerge 2, so that an explicit 'merge' (fts.ts tidySearchIndexes) leaves at most one
+   *   words a prefix term covers (store/probes.ts prefixWords);
+   * - usermerge 2, so that an explicit 'merge' (store/merge.ts tidySearchIndexes) leaves at most one
    *   segment per level: every term lookup probes each segment, so fewer segments make every
    *   search cheaper (13–21 segments at 100,000 entities cost 3–6× more per term than one).
    */

@@ -3,7 +3,7 @@ import type { Scope } from "../../access/caller.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import { normalizeName } from "../graph/model.ts";
 import type { EntityRow } from "../graph/schema.ts";
-import { type GraphScope, liveByNorms, liveSql } from "../graph/store.ts";
+import { type GraphScope, liveByNorms, liveSql } from "../graph/store/rows.ts";
 import type { TaskRow } from "../tasks/schema.ts";
 import type { LinkDecisionRow, TaskLinkRow } from "./schema.ts";
 
@@ -11,7 +11,7 @@ import type { LinkDecisionRow, TaskLinkRow } from "./schema.ts";
  * Link queries. Scope lives in the WHERE clause on both sides: a task outside the caller's
  * grants and an entity the caller may not see (project grant, private visibility, voided) are
  * never loaded, so missing and foreign answer alike. Entity visibility is the graph's own
- * predicate (graph/store.ts liveSql); the task predicate is this domain's copy of the task
+ * predicate (graph/store/rows.ts liveSql); the task predicate is this domain's copy of the task
  * store's scope rule.
  */
 

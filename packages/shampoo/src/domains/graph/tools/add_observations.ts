@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { AddObservationsInput } from "../inputs.gen.ts";
 import { COUNT, P, STRINGS } from "../schemas.ts";
-import { addObservations } from "../service.ts";
+import { addObservations } from "../service/observations.ts";
 
-export const add_observations = tool({
+export const add_observations = tool<AddObservationsInput>({
   name: "add_observations",
   title: "Add observations",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { CreateEntitiesInput } from "../inputs.gen.ts";
 import { COUNT, P, STRINGS } from "../schemas.ts";
-import { createEntities } from "../service.ts";
+import { createEntities } from "../service/entities.ts";
 
-export const create_entities = tool({
+export const create_entities = tool<CreateEntitiesInput>({
   name: "create_entities",
   title: "Create entities",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { CreateRelationsInput } from "../inputs.gen.ts";
 import { COUNT, RELATION_IN, STRINGS } from "../schemas.ts";
-import { createRelations } from "../service.ts";
+import { createRelations } from "../service/relations.ts";
 
-export const create_relations = tool({
+export const create_relations = tool<CreateRelationsInput>({
   name: "create_relations",
   title: "Create relations",
   description:

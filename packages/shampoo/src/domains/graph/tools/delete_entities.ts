@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { DeleteEntitiesInput } from "../inputs.gen.ts";
 import { COUNT, P } from "../schemas.ts";
-import { deleteEntities } from "../service.ts";
+import { deleteEntities } from "../service/entities.ts";
 
-export const delete_entities = tool({
+export const delete_entities = tool<DeleteEntitiesInput>({
   name: "delete_entities",
   title: "Retire entities",
   description:

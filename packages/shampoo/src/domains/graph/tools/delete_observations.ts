@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { DeleteObservationsInput } from "../inputs.gen.ts";
 import { COUNT, P } from "../schemas.ts";
-import { deleteObservations } from "../service.ts";
+import { deleteObservations } from "../service/observations.ts";
 
-export const delete_observations = tool({
+export const delete_observations = tool<DeleteObservationsInput>({
   name: "delete_observations",
   title: "Retire observations",
   description:

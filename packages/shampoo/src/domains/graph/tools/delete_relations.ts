@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { DeleteRelationsInput } from "../inputs.gen.ts";
 import { COUNT, RELATION_IN } from "../schemas.ts";
-import { deleteRelations } from "../service.ts";
+import { deleteRelations } from "../service/relations.ts";
 
-export const delete_relations = tool({
+export const delete_relations = tool<DeleteRelationsInput>({
   name: "delete_relations",
   title: "Retire relations",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { OpenNodesInput } from "../inputs.gen.ts";
 import { RELATION_OUT, STRINGS } from "../schemas.ts";
-import { openNodes } from "../service.ts";
+import { openNodes } from "../service/reads.ts";
 
-export const open_nodes = tool({
+export const open_nodes = tool<OpenNodesInput>({
   name: "open_nodes",
   title: "Open nodes",
   description:

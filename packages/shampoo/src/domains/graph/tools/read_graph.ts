@@ -1,8 +1,9 @@
 import { input, output, tool } from "../../../tooling.ts";
+import type { ReadGraphInput } from "../inputs.gen.ts";
 import { COUNT, RELATION_OUT, STRINGS } from "../schemas.ts";
-import { READ_GRAPH_DEFAULT_LIMIT, READ_GRAPH_MAX_LIMIT, readGraph } from "../service.ts";
+import { READ_GRAPH_DEFAULT_LIMIT, READ_GRAPH_MAX_LIMIT, readGraph } from "../service/reads.ts";
 
-export const read_graph = tool({
+export const read_graph = tool<ReadGraphInput>({
   name: "read_graph",
   title: "Read graph",
   description: `Reads the visible knowledge graph as a paged snapshot in name order: live entities with their observations, plus the live relations leaving the page's entities (each relation appears once, on the page of its 'from' entity; its 'to' entity must be visible). total counts the visible live entities; has_more says whether a later page exists. limit defaults to ${READ_GRAPH_DEFAULT_LIMIT} (clamped to 1..${READ_GRAPH_MAX_LIMIT}); offset to 0.`,

@@ -1,8 +1,10 @@
 import { input, output, tool } from "../../../tooling.ts";
+import type { SearchNodesInput } from "../inputs.gen.ts";
+import { BLANK_LIST_LIMIT, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../rules/search.ts";
 import { COUNT, STRINGS } from "../schemas.ts";
-import { BLANK_LIST_LIMIT, SEARCH_DEFAULT_BUDGET, searchNodesText, WINDOW_CHARS } from "../search.ts";
+import { searchNodesText } from "../service/search.ts";
 
-export const search_nodes = tool({
+export const search_nodes = tool<SearchNodesInput>({
   name: "search_nodes",
   title: "Search nodes",
   description: `Searches the knowledge graph by free text (names, aliases, types and observation contents; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a wire budget: ranked entities with short observation windows (≤ ${WINDOW_CHARS} characters around the hit) plus live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order until the next one would push the serialized result over the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name instead of matching. project is accepted but unused here (use search_by_project to search inside one project).`,
@@ -79,7 +81,7 @@ export const search_nodes = tool({
     },
   ],
   kind: "read",
-  // The text block is the result's JSON as the pack spliced it (search.ts searchNodesText), so a
+  // The text block is the result's JSON as the pack spliced it (service/search.ts searchNodesText), so a
   // ~16,000-character answer is not serialized twice.
   runText: (a, ctx) => searchNodesText(ctx, a),
 });

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from "kernel";
 import { type Caller, scopeOf } from "../../../access/caller.ts";
 import type { WriteScope } from "../../../platform/write.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { graphScopeOf } from "../../graph/store.ts";
+import { graphScopeOf } from "../../graph/store/rows.ts";
 import type { TaskWritten } from "../../tasks/hooks.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import {

@@ -7,7 +7,7 @@ import { lifecycleSet, NEW_LIFECYCLE, stampOf } from "../../../platform/lifecycl
 import { changeRow, createRow } from "../../../platform/rows.ts";
 import { read, type WriteScope, write } from "../../../platform/write.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { graphScopeOf } from "../../graph/store.ts";
+import { graphScopeOf } from "../../graph/store/rows.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import type {
   GetEntityTasksInput,

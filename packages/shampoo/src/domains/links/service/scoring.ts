@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from "kernel";
 import type { Caller } from "../../../access/caller.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { graphScopeOf } from "../../graph/store.ts";
+import { graphScopeOf } from "../../graph/store/rows.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import { decisionView } from "../model.ts";
 import {

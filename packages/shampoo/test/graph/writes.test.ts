@@ -1,7 +1,7 @@
 import { iso } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 /** Knowledge-graph writes: identity, void/revive, atomic batches, history, scope. */
 

@@ -1,18 +1,11 @@
-import { sql } from "kernel";
-import { canSee, canWrite, projectValue, scopeDenied } from "../../access/caller.ts";
-import type { ShampooCtx } from "../../context.ts";
-import { read } from "../../platform/write.ts";
-import { tidySearchIndexes } from "./fts.ts";
-import {
-  createEntitiesIn,
-  createRelationsIn,
-  type EntityInput,
-  entityInput,
-  inWrite,
-  type Triple,
-  tripleInput,
-} from "./service.ts";
-import { graphScopeOf, observationsOf, visibleSql } from "./store.ts";
+import { canSee, canWrite, projectValue, scopeDenied } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { read, write } from "../../../platform/write.ts";
+import { type ExportEntity, exportCounts, exportEdges, exportPage } from "../store/jsonl.ts";
+import { afterGraphWrite, tidySearchIndexes } from "../store/merge.ts";
+import { graphScopeOf, observationsOf } from "../store/rows.ts";
+import { createEntitiesIn, type EntityInput, entityInput } from "./entities.ts";
+import { createRelationsIn, type Triple, tripleInput } from "./relations.ts";
 
 /**
  * The reference MCP memory server's file format (@modelcontextprotocol/server-memory,
@@ -137,7 +130,7 @@ export async function importMemoryJsonl(
           entityInput({
             name: rec.name,
             entityType: rec.entityType,
-            observations: rec.observations,
+            observations: rec.observations as string[] | undefined,
             project: opts.project,
           }),
         );
@@ -148,7 +141,7 @@ export async function importMemoryJsonl(
       if (!isStr(rec.from) || !isStr(rec.to) || !isStr(rec.relationType))
         throw new JsonlError(n, "relation needs string from, to and relationType");
       try {
-        relations.push(tripleInput(rec));
+        relations.push(tripleInput({ from: rec.from, to: rec.to, relationType: rec.relationType }));
       } catch (e) {
         throw new JsonlError(n, e instanceof Error ? e.message : String(e));
       }
@@ -171,7 +164,7 @@ export async function importMemoryJsonl(
     relations_created: 0,
     relations_skipped: 0,
   };
-  await inWrite({ ...ctx, source: source_ }, async (w) => {
+  await write({ ...ctx, source: source_ }, async (w) => {
     for (let i = 0; i < entities.length; i += batch) {
       const r = await createEntitiesIn(w, entities.slice(i, i + batch));
       report.entities_created += r.created;
@@ -185,6 +178,7 @@ export async function importMemoryJsonl(
       report.relations_skipped += slice.length - r.relation_ids.length;
       progress({ phase: "relations", done: Math.min(relations.length, i + batch), total: relations.length });
     }
+    afterGraphWrite(w);
   });
   // A bulk write piles up index segments: merge them now rather than slow every search.
   await tidySearchIndexes(ctx.database.db, ctx.database.dialect);
@@ -198,34 +192,18 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
   const s = graphScopeOf(ctx.caller);
   const size = Math.max(1, opts.pageSize ?? 500);
   const progress = opts.onProgress ?? (() => {});
-  const inProject = (a: string) =>
-    project === null ? sql`${sql.ref(`${a}.project`)} IS NULL` : sql`${sql.ref(`${a}.project`)} = ${project}`;
-  const live = (a: string) => sql`${sql.ref(`${a}.lifecycle`)} = 'live' AND ${inProject(a)} AND ${visibleSql(a, s)}`;
   await read(ctx, async (db) => {
-    const counts = await sql<{ entities: number | string; relations: number | string }>`SELECT
-      (SELECT count(*) FROM shampoo_entities e WHERE e.profile = ${s.profile} AND ${live("e")}) AS entities,
-      (SELECT count(*) FROM shampoo_relations r
-        JOIN shampoo_entities f ON f.id = r.from_id JOIN shampoo_entities t ON t.id = r.to_id
-        WHERE r.profile = ${s.profile} AND r.lifecycle = 'live' AND ${live("f")} AND ${live("t")}) AS relations`.execute(
-      db,
-    );
-    const totalEntities = Number(counts.rows[0]?.entities ?? 0);
-    const totalRelations = Number(counts.rows[0]?.relations ?? 0);
+    const totals = await exportCounts(db, s, project);
     // Keyset pages in (name, id) order: stable and O(page) each, whatever the project's size.
-    const pages = async (each: (ids: { id: string; name: string; entity_type: string }[]) => Promise<void>) => {
+    const pages = async (each: (page: ExportEntity[]) => Promise<void>) => {
       let after: { name: string; id: string } | null = null;
       for (;;) {
-        const cursor: { name: string; id: string } | null = after;
-        const rows = await sql<{ id: string; name: string; entity_type: string }>`
-          SELECT e.id, e.name, e.entity_type FROM shampoo_entities e
-          WHERE e.profile = ${s.profile} AND ${live("e")}
-            ${cursor ? sql`AND (e.name > ${cursor.name} OR (e.name = ${cursor.name} AND e.id > ${cursor.id}))` : sql``}
-          ORDER BY e.name, e.id LIMIT ${size}`.execute(db);
-        if (rows.rows.length === 0) return;
-        await each(rows.rows);
-        const last = rows.rows[rows.rows.length - 1] as { name: string; id: string };
+        const rows = await exportPage(db, s, project, after, size);
+        if (rows.length === 0) return;
+        await each(rows);
+        const last = rows[rows.length - 1] as ExportEntity;
         after = { name: last.name, id: last.id };
-        if (rows.rows.length < size) return;
+        if (rows.length < size) return;
       }
     };
     await pages(async (page) => {
@@ -244,21 +222,22 @@ export async function exportMemoryJsonl(ctx: ShampooCtx, opts: ExportOptions): P
         );
       }
       report.entities += page.length;
-      progress({ phase: "entities", done: report.entities, total: totalEntities });
+      progress({ phase: "entities", done: report.entities, total: totals.entities });
     });
     await pages(async (page) => {
-      const edges = await sql<{ from: string; to: string; relation_type: string }>`
-        SELECT f.name AS "from", t.name AS "to", r.relation_type FROM shampoo_relations r
-          JOIN shampoo_entities f ON f.id = r.from_id JOIN shampoo_entities t ON t.id = r.to_id
-        WHERE r.from_id IN (${sql.join(page.map((e) => e.id))}) AND r.lifecycle = 'live' AND ${live("t")}
-        ORDER BY f.name, t.name, r.relation_type`.execute(db);
-      for (const r of edges.rows) {
+      const edges = await exportEdges(
+        db,
+        s,
+        project,
+        page.map((e) => e.id),
+      );
+      for (const r of edges) {
         await opts.write(JSON.stringify({ type: "relation", from: r.from, to: r.to, relationType: r.relation_type }));
       }
-      report.relations += edges.rows.length;
-      if (edges.rows.length > 0) progress({ phase: "relations", done: report.relations, total: totalRelations });
+      report.relations += edges.length;
+      if (edges.length > 0) progress({ phase: "relations", done: report.relations, total: totals.relations });
     });
-    progress({ phase: "relations", done: report.relations, total: totalRelations });
+    progress({ phase: "relations", done: report.relations, total: totals.relations });
   });
   return report;
 }

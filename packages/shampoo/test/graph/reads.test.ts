@@ -1,9 +1,9 @@
 import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { openShampoo } from "../src/app.ts";
-import { ACCESS_BATCH, flushAccessNotes, noteAccess } from "../src/domains/graph/access.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { openShampoo } from "../../src/app.ts";
+import { ACCESS_BATCH, flushAccessNotes, noteAccess } from "../../src/domains/graph/store/access.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 /** Knowledge-graph reads: open_nodes, read_graph paging, and the best-effort access note. */
 

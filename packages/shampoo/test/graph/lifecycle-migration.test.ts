@@ -1,12 +1,12 @@
 import { iso, type Kysely, sql } from "kernel";
 import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
 import { describe, expect, it } from "vitest";
-import { contentHash } from "../src/domains/graph/model.ts";
-import { MODULES } from "../src/modules.ts";
-import { LIFECYCLE_AUDIT_COLUMNS } from "../src/platform/lifecycle.ts";
-import { migrateModules } from "../src/platform/migrate.ts";
-import type { ShampooDB } from "../src/store/schema.ts";
-import { harness } from "./support/shampoo.ts";
+import { contentHash } from "../../src/domains/graph/model.ts";
+import { MODULES } from "../../src/modules.ts";
+import { LIFECYCLE_AUDIT_COLUMNS } from "../../src/platform/lifecycle.ts";
+import { migrateModules } from "../../src/platform/migrate.ts";
+import type { ShampooDB } from "../../src/store/schema.ts";
+import { harness } from "../support/shampoo.ts";
 
 /**
  * graph/0004_lifecycle on a database written before it: the four graph tables held `status`

@@ -1,13 +1,13 @@
 import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MERGE_FROM_SEGMENTS, pendingMerge, structureSegments } from "../src/domains/graph/fts.ts";
-import { entityLookupSource } from "../src/domains/graph/lookup.ts";
-import { STOPWORD_LIST_NAME, STOPWORDS } from "../src/domains/graph/model.ts";
-import { charCount, excerpt, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../src/domains/graph/search.ts";
-import { graphScopeOf } from "../src/domains/graph/store.ts";
-import { lookup } from "../src/domains/tasks/lookup.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { STOPWORD_LIST_NAME, STOPWORDS } from "../../src/domains/graph/model.ts";
+import { charCount, excerpt, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../../src/domains/graph/rules/search.ts";
+import { entityLookupSource } from "../../src/domains/graph/store/lookup.ts";
+import { MERGE_FROM_SEGMENTS, pendingMerge, structureSegments } from "../../src/domains/graph/store/merge.ts";
+import { graphScopeOf } from "../../src/domains/graph/store/rows.ts";
+import { lookup } from "../../src/domains/tasks/lookup.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 /** search_nodes (ranking, evidence windows, packing, accounting, expansion) and search_by_project. */
 

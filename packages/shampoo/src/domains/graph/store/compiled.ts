@@ -1,6 +1,6 @@
 import { directStatements, type Kysely, type Prepared, prepared, type RawBuilder } from "kernel";
-import type { ShampooDB } from "../../store/schema.ts";
-import type { Db, GraphScope } from "./store.ts";
+import type { ShampooDB } from "../../../store/schema.ts";
+import type { Db, GraphScope } from "./rows.ts";
 
 /**
  * Search statements compiled once per shape (kernel store/prepared.ts). Building a raw `sql`

@@ -1,7 +1,7 @@
 import { type Database, iso } from "kernel";
-import type { ShampooCtx } from "../../context.ts";
-import type { ShampooDB } from "../../store/schema.ts";
-import type { GraphAccessRow } from "./schema.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import type { ShampooDB } from "../../../store/schema.ts";
+import type { GraphAccessRow } from "../schema.ts";
 
 /**
  * The best-effort access note of knowledge-graph reads (open_nodes, read_graph, search_nodes).

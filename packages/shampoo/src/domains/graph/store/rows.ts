@@ -1,8 +1,8 @@
 import { type Kysely, sql, type Transaction } from "kernel";
-import { type Caller, projectCondition, type Scope, scopeOf } from "../../access/caller.ts";
-import { isLive } from "../../platform/lifecycle.ts";
-import type { ShampooDB } from "../../store/schema.ts";
-import type { Entity, EntityPhraseRow } from "./schema.ts";
+import { type Caller, projectCondition, type Scope, scopeOf } from "../../../access/caller.ts";
+import { isLive } from "../../../platform/lifecycle.ts";
+import type { ShampooDB } from "../../../store/schema.ts";
+import type { Entity, EntityPhraseRow } from "../schema.ts";
 
 /**
  * Graph queries. As in the task store, scope lives in the WHERE clause: an entity the caller
@@ -68,6 +68,37 @@ export async function liveByNorms(db: Db, s: GraphScope, norms: string[], lock =
     for (const row of await q.execute()) out.set(row.name_norm, row);
   }
   return out;
+}
+
+/** How many live entities the caller sees (read_graph total). */
+export async function countVisible(db: Db, s: GraphScope): Promise<number> {
+  const count = await db
+    .selectFrom("shampoo_entities as e")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("e.profile", "=", s.profile)
+    .where(liveSql("e", s))
+    .executeTakeFirst();
+  return Number(count?.n ?? 0);
+}
+
+/** A page of the live visible entities in (name, id) order. */
+export async function visiblePage(db: Db, s: GraphScope, limit: number, offset: number): Promise<Entity[]> {
+  return db
+    .selectFrom("shampoo_entities as e")
+    .selectAll("e")
+    .where("e.profile", "=", s.profile)
+    .where("e.lifecycle", "=", "live")
+    .where(liveSql("e", s))
+    .orderBy("e.name")
+    .orderBy("e.id")
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** Entity rows by id (search_by_project loads its pool; scope was applied by the pool). */
+export async function entitiesByIds(db: Db, ids: string[]): Promise<Entity[]> {
+  return db.selectFrom("shampoo_entities").selectAll().where("id", "in", ids).execute();
 }
 
 /** Live observations of the given entities, in order, grouped by entity id. */

@@ -1,9 +1,9 @@
 import type { DialectName } from "kernel";
-import type { FtsMode, LookupCandidate, LookupSource } from "../../store/lookup-source.ts";
-import { entityHits, observationHits } from "./fts.ts";
-import { fold, parseQuery } from "./model.ts";
-import type { EntityRow } from "./schema.ts";
-import { type Db, type GraphScope, liveSql, observationsOf } from "./store.ts";
+import type { FtsMode, LookupCandidate, LookupSource } from "../../../store/lookup-source.ts";
+import { fold, parseQuery } from "../model.ts";
+import type { EntityRow } from "../schema.ts";
+import { type Db, type GraphScope, liveSql, observationsOf } from "./rows.ts";
+import { entityHits, observationHits } from "./search.ts";
 
 /**
  * The knowledge graph as a find_by_title source (store/lookup-source.ts LookupSource): live

@@ -6,15 +6,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeCaller } from "../src/access/caller.ts";
-import type { ShampooCtx } from "../src/context.ts";
+import { makeCaller } from "../../src/access/caller.ts";
+import type { ShampooCtx } from "../../src/context.ts";
 import {
   exportMemoryJsonl,
   exportMemoryJsonlText,
   importMemoryJsonl,
   type JsonlProgress,
-} from "../src/domains/graph/jsonl.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+} from "../../src/domains/graph/service/jsonl.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 /** memory.jsonl (the reference MCP memory server's file) in and out of one project. */
 

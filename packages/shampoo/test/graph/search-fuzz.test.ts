@@ -1,6 +1,6 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 const ODD = [
   "<~\u0308:*+",

@@ -1,7 +1,7 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { charCount, PLAIN_WINDOWS } from "../src/domains/graph/search.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { charCount, PLAIN_WINDOWS } from "../../src/domains/graph/rules/search.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 /**
  * search_nodes packing with candidates that show their first observations (name-only matches and
