@@ -1,5 +1,6 @@
-import { type DialectName, type Kysely, type RawBuilder, sql, type Transaction } from "kernel";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kernel";
 import { projectCondition, type Scope } from "../../access/caller.ts";
+import type { Engine } from "../../platform/engine.ts";
 import type { ShampooDB } from "../../store/schema.ts";
 import type { ChunkRow, ClaimRow, FactRow, FactVersionRow, IssueRow, QuestionRow } from "./schema/tables.ts";
 
@@ -265,10 +266,12 @@ export async function versionsOf(db: Db, profile: string, factId: string): Promi
  * of service/packs.ts, in SQL, so a targeted pack finds the rows that name its target however old
  * they are (a newest-first LIMIT before the test lost every relevant row past it).
  */
-export function naming(dialect: DialectName, terms: string[]): RawBuilder<boolean> {
+export function naming(engine: Engine, terms: string[]): RawBuilder<boolean> {
   const text = sql`(subject_norm || ' ' || object_norm)`;
   const has = (hay: unknown, needle: unknown) =>
-    dialect === "postgres" ? sql<boolean>`strpos(${hay}, ${needle}) > 0` : sql<boolean>`instr(${hay}, ${needle}) > 0`;
+    engine.dialect === "postgres"
+      ? sql<boolean>`strpos(${hay}, ${needle}) > 0`
+      : sql<boolean>`instr(${hay}, ${needle}) > 0`;
   const ors = terms.flatMap((t) => [has(text, t), has(t, text)]);
   return ors.length > 0 ? sql<boolean>`(${sql.join(ors, sql` OR `)})` : sql<boolean>`1 = 0`;
 }
@@ -299,4 +302,24 @@ export function issues(db: Db, scope: Scope) {
     .selectFrom("governance_issues")
     .where("governance_issues.profile", "=", scope.profile)
     .where(projectCondition(scope, "governance_issues.project"));
+}
+
+/** One page of the visible issues (status "all" for every status), oldest first, and their total. */
+export async function issuePage(
+  db: Db,
+  scope: Scope,
+  page: { status: string; kind?: string; limit: number; offset: number },
+): Promise<{ rows: IssueRow[]; total: number }> {
+  let q = issues(db, scope);
+  if (page.status !== "all") q = q.where("status", "=", page.status);
+  if (page.kind !== undefined) q = q.where("kind", "=", page.kind);
+  const total = Number((await q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+  const rows = await q
+    .selectAll()
+    .orderBy("first_seen_at")
+    .orderBy("issue_id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return { rows, total };
 }

@@ -1,14 +1,24 @@
 import { randomUUID } from "node:crypto";
+import { iso } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { getTask } from "../../tasks/store.ts";
+import type { AuditMemoryInput, ListMemoryIssuesInput } from "../inputs.gen.ts";
+import { historyView, issueView } from "../model.ts";
 import type { IssueRow } from "../schema/tables.ts";
-import { chunks, facts, issueByKey, issues, putIssue } from "../store.ts";
+import { chunks, facts, issueByKey, issuePage, issues, putIssue } from "../store.ts";
 import { SOURCE_TASK, syncChunk, taskText } from "./chunks.ts";
 import { contradictsOf, openContradictions, refreshCounts } from "./facts.ts";
-import { event, recordRun, type W } from "./write.ts";
+import { recordRun } from "./runs.ts";
 
 export const AUDIT_VERSION = "memory_audit_v2";
 /** Rows of each kind one audit looks at: bounded, so one call stays bounded. */
 const SCAN = 5000;
+/** list_memory_issues' page size: default and most. */
+export const LIST_DEFAULT = 20;
+export const LIST_MAX = 100;
 
 export const ISSUE_KINDS = [
   "missing_provenance",
@@ -28,25 +38,12 @@ interface Finding {
   repair?: () => Promise<boolean>;
 }
 
-export function issueView(i: IssueRow) {
-  return {
-    issue_id: i.issue_id,
-    kind: i.kind,
-    target_kind: i.target_kind,
-    target_id: i.target_id,
-    project: i.project,
-    detail: i.detail,
-    status: i.status,
-    first_seen_at: i.first_seen_at,
-    last_seen_at: i.last_seen_at,
-    resolved_at: i.resolved_at,
-  };
-}
-
-async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
+async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]> {
   const out: Finding[] = [];
   const profile = w.ctx.caller.profile;
-  const fs = await facts(w.trx, w.scope).selectAll().orderBy("fact_id").limit(SCAN).execute();
+  const scope = scopeOf(w.ctx.caller);
+  const at = iso(w.now);
+  const fs = await facts(w.trx, scope).selectAll().orderBy("fact_id").limit(SCAN).execute();
   const withProv = new Set(
     (
       await w.trx
@@ -77,7 +74,7 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
               source_kind: "claim",
               source_ref: f.source_claim_id,
               detail_json: JSON.stringify({ backfilled_by: AUDIT_VERSION }),
-              created_at: w.at,
+              created_at: at,
             })
             .execute();
           return true;
@@ -97,7 +94,7 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
         target_id: f.fact_id,
         project: f.project,
         detail: `contradiction_count ${f.contradiction_count}, live contradictions ${live}`,
-        repair: async () => (await refreshCounts(w, [f.fact_id])) > 0,
+        repair: async () => (await refreshCounts(w, [f.fact_id])).length > 0,
       });
     }
   }
@@ -133,17 +130,17 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
             items_included: (JSON.parse(p.items_json) as unknown[]).length,
             sections_json: "[]",
             summary: `${p.pack_type} pack: ${p.token_usage} tokens (summary materialized by ${AUDIT_VERSION})`,
-            created_at: w.at,
+            created_at: at,
           })
           .execute();
         return true;
       },
     });
   }
-  const cs = await chunks(w.trx, w.scope).selectAll().orderBy("chunk_id").limit(SCAN).execute();
+  const cs = await chunks(w.trx, scope).selectAll().orderBy("chunk_id").limit(SCAN).execute();
   for (const c of cs) {
     if (c.source_kind === SOURCE_TASK) {
-      const t = await getTask(w.trx, w.scope, c.source_ref);
+      const t = await getTask(w.trx, scope, c.source_ref);
       if (!t || taskText(t) !== c.source_text || t.title !== c.title || t.project !== c.project) {
         out.push({
           kind: "task_materialization_drift",
@@ -176,8 +173,15 @@ const REPAIR_COUNTER: Record<string, string> = {
   task_materialization_drift: "task_materializations_reconciled",
 };
 
-async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: string) {
-  row.last_event_id = await event(w, "memory_issue", row.issue_id, action, old, row);
+async function saveIssue(w: WriteScope, old: IssueRow | null, row: IssueRow, action: string) {
+  row.last_event_id = await recordChange(w, {
+    kind: "memory_issue",
+    id: row.issue_id,
+    action,
+    old,
+    next: row,
+    view: historyView,
+  });
   await putIssue(w.trx, row, old === null);
 }
 
@@ -187,7 +191,14 @@ async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: stri
  * now, are resolved. The run-history entry is written whenever anything was found, resolved or
  * repaired (emit_event).
  */
-export async function auditMemory(w: W, repair: boolean, staleMinutes: number, input: unknown) {
+export function auditMemory(ctx: ShampooCtx, a: AuditMemoryInput) {
+  const staleMinutes = typeof a.stale_sync_minutes === "number" ? a.stale_sync_minutes : 120;
+  return write(ctx, (w) => audit(w, a.repair !== false, staleMinutes, a));
+}
+
+async function audit(w: WriteScope, repair: boolean, staleMinutes: number, input: AuditMemoryInput) {
+  const at = iso(w.now);
+  const scope = scopeOf(w.ctx.caller);
   const repairs = {
     provenance_backfilled: 0,
     contradiction_counts_refreshed: 0,
@@ -200,7 +211,7 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
   const stillOpen = new Set<string>();
   let resolved = 0;
   const resolve = async (i: IssueRow) => {
-    await saveIssue(w, i, { ...i, status: "resolved", resolved_at: w.at, last_seen_at: w.at }, "resolve");
+    await saveIssue(w, i, { ...i, status: "resolved", resolved_at: at, last_seen_at: at }, "resolve");
     resolved++;
   };
   for (const f of found) {
@@ -218,7 +229,7 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
     stillOpen.add(`${f.kind}/${f.target_kind}/${f.target_id}`);
     if (existing?.status === "open") continue;
     const row: IssueRow = existing
-      ? { ...existing, status: "open", detail: f.detail, last_seen_at: w.at, resolved_at: null }
+      ? { ...existing, status: "open", detail: f.detail, last_seen_at: at, resolved_at: null }
       : {
           issue_id: randomUUID(),
           profile,
@@ -228,18 +239,18 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
           target_id: f.target_id,
           detail: f.detail,
           status: "open",
-          first_seen_at: w.at,
-          last_seen_at: w.at,
+          first_seen_at: at,
+          last_seen_at: at,
           resolved_at: null,
           last_event_id: "",
         };
     await saveIssue(w, existing ?? null, row, existing ? "reopen" : "open");
   }
   // Open issues the scan no longer finds are resolved (only those the caller can see).
-  for (const i of await issues(w.trx, w.scope).selectAll().where("status", "=", "open").orderBy("issue_id").execute()) {
+  for (const i of await issues(w.trx, scope).selectAll().where("status", "=", "open").orderBy("issue_id").execute()) {
     if (!stillOpen.has(`${i.kind}/${i.target_kind}/${i.target_id}`)) await resolve(i);
   }
-  const open = await issues(w.trx, w.scope)
+  const open = await issues(w.trx, scope)
     .selectAll()
     .where("status", "=", "open")
     .orderBy("first_seen_at")
@@ -248,7 +259,7 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
     .execute();
   const repaired = Object.values(repairs).reduce((a, b) => a + b, 0);
   const emit = found.length > 0 || resolved > 0 || repaired > 0;
-  const openCount = await issues(w.trx, w.scope)
+  const openCount = await issues(w.trx, scope)
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("status", "=", "open")
     .executeTakeFirstOrThrow();
@@ -263,4 +274,23 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
   };
   if (emit) await recordRun(w, "audit_memory", input, { ...result, issues: open.length });
   return result;
+}
+
+/** list_memory_issues: one page of the issues the caller can see, oldest first. Pure read. */
+export function listMemoryIssues(ctx: ShampooCtx, a: ListMemoryIssuesInput) {
+  const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));
+  const offset = Math.max(0, typeof a.offset === "number" ? a.offset : 0);
+  const status = typeof a.status === "string" ? a.status : "open";
+  const kind = typeof a.kind === "string" ? a.kind : undefined;
+  return read(ctx, async (db) => {
+    const { rows, total } = await issuePage(db, scopeOf(ctx.caller), { status, kind, limit, offset });
+    return {
+      issues: rows.map(issueView),
+      count: rows.length,
+      total,
+      limit,
+      offset,
+      next_offset: offset + rows.length < total ? offset + rows.length : null,
+    };
+  });
 }

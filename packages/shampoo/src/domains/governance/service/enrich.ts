@@ -1,12 +1,15 @@
 import { iso } from "kernel";
-import { projectCondition } from "../../../access/caller.ts";
-import type { Depth } from "../rules/impact.ts";
+import { projectCondition, scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import type { EnrichContextInput } from "../inputs.gen.ts";
+import { type Depth, depthOf } from "../rules/impact.ts";
 import { chunksInStates, facts } from "../store.ts";
 import { assessChunk, resolveChunk } from "./chunks.ts";
-import { extractCandidateClaims, promoteCandidate } from "./claims.ts";
-import { explainImpact } from "./impact.ts";
-import { buildContextPack } from "./packs.ts";
-import { recordRun, type W } from "./write.ts";
+import { extractFromChunk, promoteClaim } from "./claims.ts";
+import { impactOf } from "./impact.ts";
+import { compilePack } from "./packs.ts";
+import { recordRun } from "./runs.ts";
 
 /** Bounds of one enrich_context run. */
 const MATERIALIZE = 100;
@@ -22,7 +25,13 @@ const DAY_MS = 86_400_000;
  * internal auto_layer1 promotion of memory-scope claims; deep walks impact for facts changed in
  * the last 7 days.
  */
-export async function enrichContext(w: W, depth: Depth, input: unknown) {
+export function enrichContext(ctx: ShampooCtx, input: EnrichContextInput) {
+  const depth = input.depth === undefined ? "standard" : depthOf(input.depth);
+  return write(ctx, (w) => enrich(w, depth, input));
+}
+
+async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
+  const scope = scopeOf(w.ctx.caller);
   const steps: Record<string, number> = {};
   const fresh = await w.trx
     .selectFrom("shampoo_tasks as t")
@@ -30,8 +39,8 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
       j.onRef("c.source_ref", "=", "t.id").onRef("c.profile", "=", "t.profile").on("c.source_kind", "=", "task"),
     )
     .select("t.id")
-    .where("t.profile", "=", w.scope.profile)
-    .where(projectCondition(w.scope, "t.project"))
+    .where("t.profile", "=", scope.profile)
+    .where(projectCondition(scope, "t.project"))
     .where("t.status", "in", ["not_started", "in_progress"])
     .where("c.chunk_id", "is", null)
     .orderBy("t.updated_at", "desc")
@@ -41,7 +50,7 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
   for (const t of fresh) await resolveChunk(w, t.id, false);
   steps.chunks_materialized = fresh.length;
 
-  const assessable = await chunksInStates(w.trx, w.scope, ["new", "enrichable", "uncertain"], ASSESS);
+  const assessable = await chunksInStates(w.trx, scope, ["new", "enrichable", "uncertain"], ASSESS);
   const extractable: string[] = [];
   for (const c of assessable) {
     const a = await assessChunk(w, c.chunk_id, false, null);
@@ -49,7 +58,7 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
   }
   steps.chunks_assessed = assessable.length;
 
-  const main = await buildContextPack(w, {
+  const main = await compilePack(w, {
     pack_type: "executor",
     session: null,
     target: null,
@@ -59,8 +68,8 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
   const warm = await w.trx
     .selectFrom("shampoo_tasks")
     .selectAll()
-    .where("profile", "=", w.scope.profile)
-    .where(projectCondition(w.scope))
+    .where("profile", "=", scope.profile)
+    .where(projectCondition(scope))
     .where("status", "in", ["not_started", "in_progress"])
     .orderBy("updated_at", "desc")
     .orderBy("id")
@@ -68,7 +77,7 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
     .execute();
   let packs = main.persisted ? 1 : 0;
   for (const t of warm) {
-    const p = await buildContextPack(w, {
+    const p = await compilePack(w, {
       pack_type: "executor",
       session: null,
       target: t,
@@ -85,12 +94,12 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
     const promoted: string[] = [];
     let attempted = 0;
     for (const id of extractable) {
-      const r = await extractCandidateClaims(w, id, undefined);
+      const r = await extractFromChunk(w, id, undefined);
       extracted += r.claims_extracted;
       for (const c of r.claims) {
         if (c.scope !== "memory") continue;
         attempted++;
-        const p = await promoteCandidate(w, c.claim_id, "auto_layer1", true).catch((e: unknown) => {
+        const p = await promoteClaim(w, c.claim_id, "auto_layer1", true).catch((e: unknown) => {
           // A claim promoted earlier in this run (the same triple twice) is not a failure.
           if (e instanceof Error && e.message.startsWith("claim is promoted")) return null;
           throw e;
@@ -108,7 +117,7 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
     });
   }
   if (depth === "deep") {
-    const recent = await facts(w.trx, w.scope)
+    const recent = await facts(w.trx, scope)
       .select("fact_id")
       .where("updated_at", ">=", iso(w.now - 7 * DAY_MS))
       .orderBy("updated_at", "desc")
@@ -117,7 +126,7 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
       .execute();
     let impacts = 0;
     for (const f of recent)
-      impacts += (await explainImpact(w, "fact", f.fact_id, "standard", { via: "enrich_context" })).total_impacts;
+      impacts += (await impactOf(w, "fact", f.fact_id, "standard", { via: "enrich_context" })).total_impacts;
     steps.facts_walked = recent.length;
     steps.impacts_analyzed = impacts;
     result.impacts_analyzed = impacts;

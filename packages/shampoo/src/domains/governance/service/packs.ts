@@ -1,16 +1,25 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "kernel";
+import { iso, sql } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { given, notFound } from "../../../platform/errors.ts";
 import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import { malformedSession, parseSessionId } from "../../sessions/model.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
+import { sessionNotFound } from "../../sessions/service.ts";
+import { getSession } from "../../sessions/store.ts";
 import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { scoped } from "../../tasks/store.ts";
+import { getTask, scoped } from "../../tasks/store.ts";
+import type { BuildContextPackInput } from "../inputs.gen.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";
 import type { ClaimRow, FactRow } from "../schema/tables.ts";
 import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
 import { impactLink } from "./facts.ts";
-import { record, recordRun, type W } from "./write.ts";
+import { recordRun } from "./runs.ts";
 
 /**
  * How many rows of each kind a pack considers (most recently changed first). A targeted pack
@@ -35,7 +44,7 @@ function inProjectOf(target: TaskRow | null) {
 }
 
 /** Words of a target task and its linked entities: facts and claims naming one are relevant. */
-async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
+async function targetTerms(w: WriteScope, target: TaskRow): Promise<string[]> {
   const names = await w.trx
     .selectFrom("shampoo_task_links as l")
     .innerJoin("shampoo_entities as e", "e.id", "l.entity_id")
@@ -52,7 +61,12 @@ async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
  * Everything a pack may include, visible to the caller: live facts, candidate claims, open
  * questions, chunks, open tasks (of the target's or session's project when one is given).
  */
-export async function candidates(w: W, target: TaskRow | null, session: SessionRow | null): Promise<Candidate[]> {
+export async function candidates(
+  w: WriteScope,
+  target: TaskRow | null,
+  session: SessionRow | null,
+): Promise<Candidate[]> {
+  const scope = scopeOf(w.ctx.caller);
   const out: Candidate[] = [];
   const terms = target ? await targetTerms(w, target) : [];
   const relevant = (...texts: string[]) => {
@@ -60,8 +74,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const dialect = w.engine.dialect;
-  const liveFacts = () => facts(w.trx, w.scope).selectAll().where(LIVE_FACT);
+  const liveFacts = () => facts(w.trx, scope).selectAll().where(LIVE_FACT);
   const fs = union<FactRow>(
     "fact_id",
     await liveFacts().orderBy("updated_at", "desc").orderBy("fact_id").limit(LIMITS.facts).execute(),
@@ -69,7 +82,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       ? []
       : await liveFacts()
           .where(inProjectOf(target))
-          .where(naming(dialect, terms))
+          .where(naming(w.engine, terms))
           .orderBy("updated_at", "desc")
           .orderBy("fact_id")
           .limit(LIMITS.facts)
@@ -87,7 +100,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: f.scope,
     });
   }
-  const candidateClaims = () => claims(w.trx, w.scope).selectAll().where(CANDIDATE_CLAIM);
+  const candidateClaims = () => claims(w.trx, scope).selectAll().where(CANDIDATE_CLAIM);
   const cs = union<ClaimRow>(
     "claim_id",
     await candidateClaims().orderBy("updated_at", "desc").orderBy("claim_id").limit(LIMITS.claims).execute(),
@@ -95,7 +108,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       ? []
       : await candidateClaims()
           .where(inProjectOf(target))
-          .where(naming(dialect, terms))
+          .where(naming(w.engine, terms))
           .orderBy("updated_at", "desc")
           .orderBy("claim_id")
           .limit(LIMITS.claims)
@@ -112,7 +125,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: c.scope,
     });
   }
-  for (const q of await visibleOpenQuestions(w.trx, w.scope, LIMITS.questions)) {
+  for (const q of await visibleOpenQuestions(w.trx, scope, LIMITS.questions)) {
     out.push({
       kind: "question",
       ref: q.question_id,
@@ -122,7 +135,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       relevance: relevant(q.chunk_title),
     });
   }
-  const ks = await chunks(w.trx, w.scope)
+  const ks = await chunks(w.trx, scope)
     .selectAll()
     .where("state", "!=", "frozen")
     .orderBy("updated_at", "desc")
@@ -140,7 +153,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     });
   }
   const project = target ? target.project : session ? session.project : undefined;
-  let tq = scoped(w.trx, w.scope).selectAll().where(OPEN_TASK);
+  let tq = scoped(w.trx, scope).selectAll().where(OPEN_TASK);
   if (project !== undefined)
     tq = tq.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
   for (const t of await tq.orderBy("updated_at", "desc").orderBy("id").limit(LIMITS.tasks).execute()) {
@@ -174,11 +187,42 @@ function union<R>(key: keyof R, a: R[], b: R[]): R[] {
   return a.concat(b.filter((r) => !seen.has(r[key])));
 }
 
+/** A pack's session: a UUID (session_save's vocabulary), visible to the caller, else "session not found". */
+async function packSession(w: WriteScope, v: string | null | undefined): Promise<SessionRow | null> {
+  const sid = given(v);
+  if (sid === undefined) return null;
+  const id = parseSessionId(sid);
+  if (id === null) throw malformedSession();
+  const s = await getSession(w.trx, w.ctx.caller, id, { starBypass: true });
+  if (!s) throw sessionNotFound();
+  return s;
+}
+
+/** A pack's target task, visible to the caller, else "Task not found". */
+async function packTarget(w: WriteScope, v: string | null | undefined): Promise<TaskRow | null> {
+  const ref = given(v);
+  if (ref === undefined) return null;
+  const t = await getTask(w.trx, scopeOf(w.ctx.caller), ref);
+  if (!t) throw notFound("Task");
+  return t;
+}
+
+/** build_context_pack: resolves its session and target, then compiles the pack (compilePack). */
+export function buildContextPack(ctx: ShampooCtx, a: BuildContextPackInput) {
+  return write(ctx, async (w) => {
+    const session = await packSession(w, a.session_id);
+    const target = await packTarget(w, a.target_ref);
+    const type: PackType = typeof a.pack_type === "string" ? a.pack_type : "planner";
+    return compilePack(w, { pack_type: type, session, target, token_budget: a.token_budget, input: a });
+  });
+}
+
 export interface BuildArgs {
   pack_type: PackType;
   session: SessionRow | null;
   target: TaskRow | null;
-  token_budget: unknown;
+  token_budget: number | null | undefined;
+  /** The tool's input, as the run-history entry records it. */
   input: unknown;
 }
 
@@ -189,7 +233,8 @@ export interface BuildArgs {
  * and a history event. The summary artifact and the
  * provenance of every included item are written beside it, and a run-history entry.
  */
-export async function buildContextPack(w: W, a: BuildArgs) {
+export async function compilePack(w: WriteScope, a: BuildArgs) {
+  const at = iso(w.now);
   const budget = budgetOf(a.token_budget);
   const p: Pack = pack(a.pack_type, await candidates(w, a.target, a.session), w.now, budget);
   const targetRef = a.target?.id ?? null;
@@ -210,17 +255,21 @@ export async function buildContextPack(w: W, a: BuildArgs) {
       items_json: JSON.stringify(p.items.map((i) => ({ kind: i.kind, ref: i.ref, at: i.at, score: i.score }))),
       lifecycle: "live" as const,
       created_by: w.ctx.caller.principal,
-      created_at: w.at,
+      created_at: at,
       last_event_id: "",
     };
     await retireStale(w, a.pack_type, sessionId, targetRef, packId);
-    const { body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta } = row;
-    row.last_event_id = await record(w, {
-      entityKind: "context_pack",
-      entityId: packId,
+    row.last_event_id = await recordChange(w, {
+      kind: "context_pack",
+      id: packId,
       action: "create",
       old: null,
-      new: { ...meta, target_ref: targetRef },
+      next: row,
+      // History records the pack's metadata and target, not its body or items.
+      view: ({ body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta }) => ({
+        ...meta,
+        target_ref: targetRef,
+      }),
     });
     await w.trx.insertInto("shampoo_context_packs").values(row).execute();
     await w.trx
@@ -236,7 +285,7 @@ export async function buildContextPack(w: W, a: BuildArgs) {
         items_included: p.items.length,
         sections_json: JSON.stringify(p.sections),
         summary: summaryOf(a.pack_type, p),
-        created_at: w.at,
+        created_at: at,
       })
       .execute();
     for (const i of p.items) {
@@ -250,7 +299,7 @@ export async function buildContextPack(w: W, a: BuildArgs) {
           source_kind: i.kind,
           source_ref: i.ref,
           detail_json: JSON.stringify({ score: i.score, at: i.at }),
-          created_at: w.at,
+          created_at: at,
         })
         .execute();
       if (i.kind === "fact") await impactLink(w, "fact", i.ref, "pack", packId, 0.6, "included in pack");
@@ -291,7 +340,7 @@ function summaryOf(type: PackType, p: Pack): string {
 }
 
 async function retireStale(
-  w: W,
+  w: WriteScope,
   type: PackType,
   sessionId: string | null,
   targetRef: string | null,
@@ -311,13 +360,14 @@ async function retireStale(
     .execute();
   const retire = lifecycleSet("retire", stampOf(w, `superseded by pack ${supersededBy}`));
   for (const s of stale) {
-    const eventId = await record(w, {
-      entityKind: "context_pack",
-      entityId: s.pack_id,
+    const eventId = await recordChange(w, {
+      kind: "context_pack",
+      id: s.pack_id,
       action: "retire",
-      old: { lifecycle: "live" },
-      new: retire,
-      parentEventId: s.last_event_id,
+      // History records the lifecycle move only: live before, the retire columns after.
+      old: { lifecycle: "live", last_event_id: s.last_event_id },
+      next: { ...retire, last_event_id: s.last_event_id },
+      view: ({ last_event_id: _l, ...move }) => move,
     });
     await w.trx
       .updateTable("shampoo_context_packs")

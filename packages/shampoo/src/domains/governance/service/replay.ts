@@ -1,6 +1,12 @@
 import { type Kysely, sql, type Transaction } from "kernel";
 import { type Caller, projectCondition, scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { given } from "../../../platform/errors.ts";
+import { read } from "../../../platform/write.ts";
 import type { HistoryRow, ShampooDB } from "../../../store/schema.ts";
+import type { ReplayMemoryInput } from "../inputs.gen.ts";
+import { eventView } from "../model.ts";
+import { isoArg } from "../rules/text.ts";
 
 export const REPLAY_CONTRACT = "memory_replay_v1";
 export const REPLAY_DEFAULT = 100;
@@ -24,43 +30,16 @@ const KINDS: Record<string, { table: string; id: string; owner?: string }> = {
 };
 export const REPLAY_KINDS = Object.keys(KINDS);
 
-const parse = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
-
-/** One event with its 20 fields (catalog: identity, clock, timestamp, old/new, payload, parent, source span). */
-export function eventView(h: HistoryRow) {
-  const source = parse(h.source_json) as { tool?: string; session?: string; request?: string } | null;
-  const oldV = parse(h.old_json);
-  const newV = parse(h.new_json);
-  const keys = new Set([...Object.keys((oldV as object) ?? {}), ...Object.keys((newV as object) ?? {})]);
-  const changed = [...keys]
-    .filter(
-      (k) =>
-        JSON.stringify((oldV as Record<string, unknown> | null)?.[k]) !==
-        JSON.stringify((newV as Record<string, unknown> | null)?.[k]),
-    )
-    .sort();
-  return {
-    seq: Number(h.seq),
-    event_id: h.event_id,
-    profile: h.profile,
-    principal: h.principal,
-    role: h.role,
-    session_id: h.session_id,
-    clock: Number(h.clock),
-    at: h.at,
-    aggregate_kind: h.entity_kind,
-    aggregate_id: h.entity_id,
-    action: h.action,
-    old_value: oldV,
-    new_value: newV,
-    changed_fields: changed,
-    payload: parse(h.payload_json),
-    parent_event_id: h.parent_event_id,
-    source,
-    source_tool: source?.tool ?? null,
-    source_session: source?.session ?? null,
-    source_request: source?.request ?? null,
+/** replay_memory: blank filters are absent; a malformed since_ts fails before the read. */
+export function replayMemory(ctx: ShampooCtx, a: ReplayMemoryInput) {
+  const since = given(a.since_ts);
+  const args: ReplayArgs = {
+    aggregate_kind: given(a.aggregate_kind),
+    aggregate_id: given(a.aggregate_id),
+    since: since === undefined ? undefined : isoArg("since_ts", since),
+    limit: Math.max(1, Math.min(REPLAY_MAX, typeof a.limit === "number" ? a.limit : REPLAY_DEFAULT)),
   };
+  return read(ctx, (db) => replay(db, ctx.caller, args));
 }
 
 export interface ReplayArgs {
@@ -71,7 +50,7 @@ export interface ReplayArgs {
 }
 
 /** Newest first (by the history's sequence), every entry with nulls preserved. Pure read. */
-export async function replay(db: Kysely<ShampooDB> | Transaction<ShampooDB>, caller: Caller, a: ReplayArgs) {
+async function replay(db: Kysely<ShampooDB> | Transaction<ShampooDB>, caller: Caller, a: ReplayArgs) {
   const scope = scopeOf(caller);
   const kinds = a.aggregate_kind === undefined ? REPLAY_KINDS : REPLAY_KINDS.filter((k) => k === a.aggregate_kind);
   const rows: HistoryRow[] = [];

@@ -1,14 +1,14 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopeOf } from "../src/access/caller.ts";
-import type { ShampooCtx } from "../src/context.ts";
-import { resolveChunk } from "../src/domains/governance/service/chunks.ts";
-import { stageClaim } from "../src/domains/governance/service/claims.ts";
-import { inWrite } from "../src/domains/governance/service/write.ts";
-import { trueAtRows } from "../src/domains/governance/store.ts";
-import { assessedNote, factRow, factsFrom } from "./support/governance.ts";
-import { uniq } from "./support/sessions.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { scopeOf } from "../../src/access/caller.ts";
+import type { ShampooCtx } from "../../src/context.ts";
+import { resolveChunk } from "../../src/domains/governance/service/chunks.ts";
+import { stageClaim } from "../../src/domains/governance/service/claims.ts";
+import { trueAtRows } from "../../src/domains/governance/store.ts";
+import { write } from "../../src/platform/write.ts";
+import { assessedNote, factRow, factsFrom } from "../support/governance.ts";
+import { uniq } from "../support/sessions.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 const ctxOf = (h: Harness, a: Agent): ShampooCtx => ({
   caller: a.caller,
@@ -213,7 +213,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
     for (let i = 0; i < 3; i++)
       chunks.push((await assessedNote(a, p, `evidence ${i}`, `Evidence note ${i}: the vault uses HSM.`)).chunkId);
     const stage = (object: string, confidence: number, n: number) =>
-      inWrite(ctxOf(h, a), async (w) => {
+      write(ctxOf(h, a), async (w) => {
         let id = "";
         for (const ref of chunks.slice(0, n)) {
           const chunk = await resolveChunk(w, ref, false);
@@ -255,7 +255,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
       confidence: 0.8,
     });
     // Sensitive scopes accept only human_confirmed.
-    const sens = await inWrite(
+    const sens = await write(
       ctxOf(h, a),
       async (w) =>
         (
