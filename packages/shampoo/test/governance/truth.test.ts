@@ -4,7 +4,7 @@ import { scopeOf } from "../../src/access/caller.ts";
 import type { ShampooCtx } from "../../src/context.ts";
 import { resolveChunk } from "../../src/domains/governance/service/chunks.ts";
 import { stageClaim } from "../../src/domains/governance/service/claims.ts";
-import { trueAtRows } from "../../src/domains/governance/store.ts";
+import { trueAtRows } from "../../src/domains/governance/store/facts.ts";
 import { write } from "../../src/platform/write.ts";
 import { actions, assessedNote, factRow, factsFrom } from "../support/governance.ts";
 import { uniq } from "../support/sessions.ts";

@@ -8,7 +8,11 @@ import { getTask } from "../../tasks/store.ts";
 import type { AuditMemoryInput, ListMemoryIssuesInput } from "../inputs.gen.ts";
 import { historyView, issueView } from "../model.ts";
 import type { IssueRow } from "../schema/tables.ts";
-import { chunks, facts, issueByKey, issuePage, issues, putIssue } from "../store.ts";
+import { chunksById } from "../store/chunks.ts";
+import { factsById } from "../store/facts.ts";
+import { issueByKey, issuePage, openIssuesById, putIssue } from "../store/issues.ts";
+import { addPackSummary, packsWithoutSummary } from "../store/packs.ts";
+import { addProvenance, withProvenance } from "../store/provenance.ts";
 import { SOURCE_TASK, syncChunk, taskText } from "./chunks.ts";
 import { contradictsOf, openContradictions, refreshCounts } from "./facts.ts";
 import { recordRun } from "./runs.ts";
@@ -43,17 +47,8 @@ async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]>
   const profile = w.ctx.caller.profile;
   const scope = scopeOf(w.ctx.caller);
   const at = iso(w.now);
-  const fs = await facts(w.trx, scope).selectAll().orderBy("fact_id").limit(SCAN).execute();
-  const withProv = new Set(
-    (
-      await w.trx
-        .selectFrom("governance_provenance")
-        .select("target_id")
-        .where("profile", "=", profile)
-        .where("target_kind", "=", "fact")
-        .execute()
-    ).map((r) => r.target_id),
-  );
+  const fs = await factsById(w.trx, scope, SCAN);
+  const withProv = await withProvenance(w.trx, profile, "fact");
   const status = new Map(fs.map((f) => [f.fact_id, f.status]));
   for (const f of fs) {
     if (!withProv.has(f.fact_id)) {
@@ -64,19 +59,16 @@ async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]>
         project: f.project,
         detail: `fact ${f.fact_id} has no provenance`,
         repair: async () => {
-          await w.trx
-            .insertInto("governance_provenance")
-            .values({
-              provenance_id: randomUUID(),
-              profile,
-              target_kind: "fact",
-              target_id: f.fact_id,
-              source_kind: "claim",
-              source_ref: f.source_claim_id,
-              detail_json: JSON.stringify({ backfilled_by: AUDIT_VERSION }),
-              created_at: at,
-            })
-            .execute();
+          await addProvenance(w.trx, {
+            provenance_id: randomUUID(),
+            profile,
+            target_kind: "fact",
+            target_id: f.fact_id,
+            source_kind: "claim",
+            source_ref: f.source_claim_id,
+            detail_json: JSON.stringify({ backfilled_by: AUDIT_VERSION }),
+            created_at: at,
+          });
           return true;
         },
       });
@@ -98,17 +90,7 @@ async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]>
       });
     }
   }
-  const packs = await w.trx
-    .selectFrom("shampoo_context_packs as p")
-    .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
-    .selectAll("p")
-    .where("p.profile", "=", profile)
-    .where("p.lifecycle", "=", "live")
-    .where("p.created_by", "=", w.ctx.caller.principal)
-    .where("s.pack_id", "is", null)
-    .orderBy("p.pack_id")
-    .limit(SCAN)
-    .execute();
+  const packs = await packsWithoutSummary(w.trx, profile, w.ctx.caller.principal, SCAN);
   for (const p of packs) {
     out.push({
       kind: "pack_summary_missing",
@@ -117,27 +99,24 @@ async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]>
       project: p.project,
       detail: `${p.pack_type} pack ${p.pack_id} has no summary artifact`,
       repair: async () => {
-        await w.trx
-          .insertInto("governance_pack_summaries")
-          .values({
-            pack_id: p.pack_id,
-            profile,
-            pack_type: p.pack_type,
-            target_ref: null,
-            session_id: p.session_id,
-            relevance_score: 0,
-            quality_score: 0,
-            items_included: (JSON.parse(p.items_json) as unknown[]).length,
-            sections_json: "[]",
-            summary: `${p.pack_type} pack: ${p.token_usage} tokens (summary materialized by ${AUDIT_VERSION})`,
-            created_at: at,
-          })
-          .execute();
+        await addPackSummary(w.trx, {
+          pack_id: p.pack_id,
+          profile,
+          pack_type: p.pack_type,
+          target_ref: null,
+          session_id: p.session_id,
+          relevance_score: 0,
+          quality_score: 0,
+          items_included: (JSON.parse(p.items_json) as unknown[]).length,
+          sections_json: "[]",
+          summary: `${p.pack_type} pack: ${p.token_usage} tokens (summary materialized by ${AUDIT_VERSION})`,
+          created_at: at,
+        });
         return true;
       },
     });
   }
-  const cs = await chunks(w.trx, scope).selectAll().orderBy("chunk_id").limit(SCAN).execute();
+  const cs = await chunksById(w.trx, scope, SCAN);
   for (const c of cs) {
     if (c.source_kind === SOURCE_TASK) {
       const t = await getTask(w.trx, scope, c.source_ref);
@@ -247,27 +226,17 @@ async function audit(w: WriteScope, repair: boolean, staleMinutes: number, input
     await saveIssue(w, existing ?? null, row, existing ? "reopen" : "open");
   }
   // Open issues the scan no longer finds are resolved (only those the caller can see).
-  for (const i of await issues(w.trx, scope).selectAll().where("status", "=", "open").orderBy("issue_id").execute()) {
+  for (const i of await openIssuesById(w.trx, scope)) {
     if (!stillOpen.has(`${i.kind}/${i.target_kind}/${i.target_id}`)) await resolve(i);
   }
-  const open = await issues(w.trx, scope)
-    .selectAll()
-    .where("status", "=", "open")
-    .orderBy("first_seen_at")
-    .orderBy("issue_id")
-    .limit(100)
-    .execute();
+  const { rows: open, total: openCount } = await issuePage(w.trx, scope, { status: "open", limit: 100, offset: 0 });
   const repaired = Object.values(repairs).reduce((a, b) => a + b, 0);
   const emit = found.length > 0 || resolved > 0 || repaired > 0;
-  const openCount = await issues(w.trx, scope)
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("status", "=", "open")
-    .executeTakeFirstOrThrow();
   const result = {
     audit_version: AUDIT_VERSION,
     repair,
     emit_event: emit,
-    open_issue_count: Number(openCount.n),
+    open_issue_count: openCount,
     resolved_issue_count: resolved,
     issues: open.map(issueView),
     repairs,

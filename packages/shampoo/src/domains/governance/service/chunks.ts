@@ -13,7 +13,16 @@ import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks
 import { awaitingBlock, draftQuestions, MAX_QUESTIONS } from "../rules/questions.ts";
 import { sourceHash } from "../rules/text.ts";
 import type { ChunkRow, QuestionRow } from "../schema/tables.ts";
-import { annotationExists, chunkById, chunkBySource, openQuestionsOf, putChunk, putQuestion } from "../store.ts";
+import {
+  addAnnotation,
+  annotationExists,
+  chunkById,
+  chunkBySource,
+  openQuestionsOf,
+  putChunk,
+  putQuestion,
+} from "../store/chunks.ts";
+import { addProvenance } from "../store/provenance.ts";
 import { recordRun } from "./runs.ts";
 
 /**
@@ -157,18 +166,15 @@ export async function assessChunk(w: WriteScope, ref: string, force: boolean, se
     for (const s of a.signals) {
       const kind = `signal:${s.kind}`;
       if (await annotationExists(w.trx, old.chunk_id, kind, old.source_hash)) continue;
-      await w.trx
-        .insertInto("governance_annotations")
-        .values({
-          annotation_id: randomUUID(),
-          profile: old.profile,
-          chunk_id: old.chunk_id,
-          kind,
-          body: `${s.kind}: ${s.count} marker${s.count === 1 ? "" : "s"} (${s.markers.join(", ")})`,
-          source_hash: old.source_hash,
-          created_at: at,
-        })
-        .execute();
+      await addAnnotation(w.trx, {
+        annotation_id: randomUUID(),
+        profile: old.profile,
+        chunk_id: old.chunk_id,
+        kind,
+        body: `${s.kind}: ${s.count} marker${s.count === 1 ? "" : "s"} (${s.markers.join(", ")})`,
+        source_hash: old.source_hash,
+        created_at: at,
+      });
       annotations++;
     }
   }
@@ -246,18 +252,15 @@ async function askQuestions(w: WriteScope, ref: string, max: number) {
   }
   const all = [...open, ...created];
   const block = awaitingBlock(all.map(questionView));
-  await w.trx
-    .insertInto("governance_annotations")
-    .values({
-      annotation_id: randomUUID(),
-      profile: old.profile,
-      chunk_id: old.chunk_id,
-      kind: "awaiting_human",
-      body: block,
-      source_hash: old.source_hash,
-      created_at: at,
-    })
-    .execute();
+  await addAnnotation(w.trx, {
+    annotation_id: randomUUID(),
+    profile: old.profile,
+    chunk_id: old.chunk_id,
+    kind: "awaiting_human",
+    body: block,
+    source_hash: old.source_hash,
+    created_at: at,
+  });
   let state = old.state;
   if (canMove(old.state as ChunkState, "queue", "awaiting_human") && old.state !== "awaiting_human") {
     state = "awaiting_human";
@@ -328,19 +331,16 @@ async function answerChunk(w: WriteScope, ref: string, answer: string, questionI
   row.state = next;
   if (next !== old.state) row.state_hash = row.source_hash;
   await saveChunk(w, old, row, "answer", { question_ids: addressed.map((q) => q.question_id) });
-  await w.trx
-    .insertInto("governance_provenance")
-    .values({
-      provenance_id: randomUUID(),
-      profile: old.profile,
-      target_kind: "chunk",
-      target_id: old.chunk_id,
-      source_kind: "human_answer",
-      source_ref: w.ctx.caller.principal,
-      detail_json: JSON.stringify({ question_ids: addressed.map((q) => q.question_id), answer }),
-      created_at: at,
-    })
-    .execute();
+  await addProvenance(w.trx, {
+    provenance_id: randomUUID(),
+    profile: old.profile,
+    target_kind: "chunk",
+    target_id: old.chunk_id,
+    source_kind: "human_answer",
+    source_ref: w.ctx.caller.principal,
+    detail_json: JSON.stringify({ question_ids: addressed.map((q) => q.question_id), answer }),
+    created_at: at,
+  });
   return {
     chunk_id: old.chunk_id,
     new_state: next,

@@ -11,7 +11,9 @@ import { detectScope, extractClaims, requiresHuman, type Scope } from "../rules/
 import { gate, type Mode } from "../rules/promotion.ts";
 import { norm } from "../rules/text.ts";
 import type { ChunkRow, ClaimRow, FactRow } from "../schema/tables.ts";
-import { candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store.ts";
+import { addEvidence, candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store/claims.ts";
+import { liveFactLike } from "../store/facts.ts";
+import { addProvenance } from "../store/provenance.ts";
 import { bodyOf, resolveChunk } from "./chunks.ts";
 import { impactLink, linkStructural, saveFact } from "./facts.ts";
 import { recordRun } from "./runs.ts";
@@ -92,32 +94,26 @@ export async function stageClaim(w: WriteScope, chunk: ChunkRow, scope: Scope, s
   } else {
     claim = await saveClaim(w, null, probe, "create", { chunk_id: chunk.chunk_id });
   }
-  await w.trx
-    .insertInto("governance_evidence")
-    .values({
-      evidence_id: randomUUID(),
-      profile: chunk.profile,
-      claim_id: claim.claim_id,
-      chunk_id: chunk.chunk_id,
-      source_hash: chunk.source_hash,
-      excerpt: s.excerpt,
-      confidence: s.confidence,
-      created_at: at,
-    })
-    .execute();
-  await w.trx
-    .insertInto("governance_provenance")
-    .values({
-      provenance_id: randomUUID(),
-      profile: chunk.profile,
-      target_kind: "claim",
-      target_id: claim.claim_id,
-      source_kind: "chunk",
-      source_ref: chunk.chunk_id,
-      detail_json: JSON.stringify({ source_hash: chunk.source_hash, excerpt: s.excerpt }),
-      created_at: at,
-    })
-    .execute();
+  await addEvidence(w.trx, {
+    evidence_id: randomUUID(),
+    profile: chunk.profile,
+    claim_id: claim.claim_id,
+    chunk_id: chunk.chunk_id,
+    source_hash: chunk.source_hash,
+    excerpt: s.excerpt,
+    confidence: s.confidence,
+    created_at: at,
+  });
+  await addProvenance(w.trx, {
+    provenance_id: randomUUID(),
+    profile: chunk.profile,
+    target_kind: "claim",
+    target_id: claim.claim_id,
+    source_kind: "chunk",
+    source_ref: chunk.chunk_id,
+    detail_json: JSON.stringify({ source_hash: chunk.source_hash, excerpt: s.excerpt }),
+    created_at: at,
+  });
   await impactLink(w, "chunk", chunk.chunk_id, "claim", claim.claim_id, s.confidence, "extracted from");
   return claim;
 }
@@ -175,19 +171,7 @@ export async function promoteClaim(w: WriteScope, claimId: string, mode: Mode, i
   });
   if (reason !== null) return { claim_id: claim.claim_id, promoted: false, reason };
 
-  const same = await w.trx
-    .selectFrom("governance_facts")
-    .selectAll()
-    .where("profile", "=", claim.profile)
-    .where((eb) => (claim.project === null ? eb("project", "is", null) : eb("project", "=", claim.project)))
-    .where("subject_norm", "=", claim.subject_norm)
-    .where("predicate", "=", claim.predicate)
-    .where("object_norm", "=", claim.object_norm)
-    .where("scope", "=", claim.scope)
-    .where("status", "=", "live")
-    .orderBy("recorded_at")
-    .orderBy("fact_id")
-    .executeTakeFirst();
+  const same = await liveFactLike(w.trx, claim);
   let fact: FactRow;
   if (same) {
     fact = await saveFact(
@@ -238,19 +222,16 @@ export async function promoteClaim(w: WriteScope, claimId: string, mode: Mode, i
     fact = (await linkStructural(w, fact)).fact;
   }
   for (const e of await evidenceOf(w.trx, claim.claim_id)) {
-    await w.trx
-      .insertInto("governance_provenance")
-      .values({
-        provenance_id: randomUUID(),
-        profile: claim.profile,
-        target_kind: "fact",
-        target_id: fact.fact_id,
-        source_kind: "evidence",
-        source_ref: e.chunk_id,
-        detail_json: JSON.stringify({ claim_id: claim.claim_id, source_hash: e.source_hash, excerpt: e.excerpt }),
-        created_at: at,
-      })
-      .execute();
+    await addProvenance(w.trx, {
+      provenance_id: randomUUID(),
+      profile: claim.profile,
+      target_kind: "fact",
+      target_id: fact.fact_id,
+      source_kind: "evidence",
+      source_ref: e.chunk_id,
+      detail_json: JSON.stringify({ claim_id: claim.claim_id, source_hash: e.source_hash, excerpt: e.excerpt }),
+      created_at: at,
+    });
   }
   await impactLink(w, "claim", claim.claim_id, "fact", fact.fact_id, 1, "promoted to");
   await saveClaim(

@@ -1,10 +1,12 @@
 import { iso } from "kernel";
-import { projectCondition, scopeOf } from "../../../access/caller.ts";
+import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { EnrichContextInput } from "../inputs.gen.ts";
 import { type Depth, depthOf } from "../rules/impact.ts";
-import { chunksInStates, facts } from "../store.ts";
+import { chunksInStates, tasksWithoutChunk } from "../store/chunks.ts";
+import { factIdsChangedSince } from "../store/facts.ts";
+import { openTasksNewest } from "../store/packs.ts";
 import { assessChunk, resolveChunk } from "./chunks.ts";
 import { extractFromChunk, promoteClaim } from "./claims.ts";
 import { impactOf } from "./impact.ts";
@@ -33,21 +35,8 @@ export function enrichContext(ctx: ShampooCtx, input: EnrichContextInput) {
 async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
   const scope = scopeOf(w.ctx.caller);
   const steps: Record<string, number> = {};
-  const fresh = await w.trx
-    .selectFrom("shampoo_tasks as t")
-    .leftJoin("governance_chunks as c", (j) =>
-      j.onRef("c.source_ref", "=", "t.id").onRef("c.profile", "=", "t.profile").on("c.source_kind", "=", "task"),
-    )
-    .select("t.id")
-    .where("t.profile", "=", scope.profile)
-    .where(projectCondition(scope, "t.project"))
-    .where("t.status", "in", ["not_started", "in_progress"])
-    .where("c.chunk_id", "is", null)
-    .orderBy("t.updated_at", "desc")
-    .orderBy("t.id")
-    .limit(MATERIALIZE)
-    .execute();
-  for (const t of fresh) await resolveChunk(w, t.id, false);
+  const fresh = await tasksWithoutChunk(w.trx, scope, MATERIALIZE);
+  for (const id of fresh) await resolveChunk(w, id, false);
   steps.chunks_materialized = fresh.length;
 
   const assessable = await chunksInStates(w.trx, scope, ["new", "enrichable", "uncertain"], ASSESS);
@@ -65,16 +54,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     token_budget: 0,
     input: { via: "enrich_context" },
   });
-  const warm = await w.trx
-    .selectFrom("shampoo_tasks")
-    .selectAll()
-    .where("profile", "=", scope.profile)
-    .where(projectCondition(scope))
-    .where("status", "in", ["not_started", "in_progress"])
-    .orderBy("updated_at", "desc")
-    .orderBy("id")
-    .limit(WARM_TASK_PACKS)
-    .execute();
+  const warm = await openTasksNewest(w.trx, scope, WARM_TASK_PACKS);
   let packs = main.persisted ? 1 : 0;
   for (const t of warm) {
     const p = await compilePack(w, {
@@ -117,16 +97,10 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     });
   }
   if (depth === "deep") {
-    const recent = await facts(w.trx, scope)
-      .select("fact_id")
-      .where("updated_at", ">=", iso(w.now - 7 * DAY_MS))
-      .orderBy("updated_at", "desc")
-      .orderBy("fact_id")
-      .limit(IMPACT_FACTS)
-      .execute();
+    const recent = await factIdsChangedSince(w.trx, scope, iso(w.now - 7 * DAY_MS), IMPACT_FACTS);
     let impacts = 0;
-    for (const f of recent)
-      impacts += (await impactOf(w, "fact", f.fact_id, "standard", { via: "enrich_context" })).total_impacts;
+    for (const id of recent)
+      impacts += (await impactOf(w, "fact", id, "standard", { via: "enrich_context" })).total_impacts;
     steps.facts_walked = recent.length;
     steps.impacts_analyzed = impacts;
     result.impacts_analyzed = impacts;

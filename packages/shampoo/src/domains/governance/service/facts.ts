@@ -10,7 +10,17 @@ import { historyView } from "../model.ts";
 import { contradicts, type FactAction, type FactState, type FactStatus, govern, isRefusal } from "../rules/facts.ts";
 import { isoArg } from "../rules/text.ts";
 import type { FactRow } from "../schema/tables.ts";
-import { casFact, closeVersion, factById, factsByIds, liveByKey } from "../store.ts";
+import {
+  addDecision,
+  addFactVersion,
+  casFact,
+  closeVersion,
+  factById,
+  factsByIds,
+  insertFact,
+  liveByKey,
+} from "../store/facts.ts";
+import { addImpactLink } from "../store/provenance.ts";
 import { recordRun } from "./runs.ts";
 
 /**
@@ -37,26 +47,23 @@ export async function saveFact(
     view: historyView,
     payload,
   });
-  if (old === null) await w.trx.insertInto("governance_facts").values(row).execute();
+  if (old === null) await insertFact(w.trx, row);
   else if (!(await casFact(w.trx, row, expected))) throw fail("conflict", "fact changed concurrently; read it again");
   const moved =
     old === null || old.status !== row.status || old.valid_to !== row.valid_to || old.valid_from !== row.valid_from;
   if (moved) {
     if (old !== null) await closeVersion(w.trx, row.profile, row.fact_id, at);
-    await w.trx
-      .insertInto("governance_fact_versions")
-      .values({
-        version_id: randomUUID(),
-        profile: row.profile,
-        fact_id: row.fact_id,
-        status: row.status,
-        valid_from: row.valid_from,
-        valid_to: row.valid_to,
-        known_from: at,
-        known_to: null,
-        event_id: row.last_event_id,
-      })
-      .execute();
+    await addFactVersion(w.trx, {
+      version_id: randomUUID(),
+      profile: row.profile,
+      fact_id: row.fact_id,
+      status: row.status,
+      valid_from: row.valid_from,
+      valid_to: row.valid_to,
+      known_from: at,
+      known_to: null,
+      event_id: row.last_event_id,
+    });
   }
   return row;
 }
@@ -161,20 +168,16 @@ export async function impactLink(
   weight: number,
   rationale: string,
 ): Promise<void> {
-  await w.trx
-    .insertInto("governance_impact_links")
-    .values({
-      profile: w.ctx.caller.profile,
-      from_kind: fromKind,
-      from_id: fromId,
-      to_kind: toKind,
-      to_id: toId,
-      weight,
-      rationale,
-      created_at: iso(w.now),
-    })
-    .onConflict((oc) => oc.columns(["profile", "from_kind", "from_id", "to_kind", "to_id"]).doNothing())
-    .execute();
+  await addImpactLink(w.trx, {
+    profile: w.ctx.caller.profile,
+    from_kind: fromKind,
+    from_id: fromId,
+    to_kind: toKind,
+    to_id: toId,
+    weight,
+    rationale,
+    created_at: iso(w.now),
+  });
 }
 
 const state = (f: FactRow): FactState => ({
@@ -263,21 +266,18 @@ async function decideFact(w: WriteScope, a: GovernArgs) {
     }
     events.push(...(await refreshCounts(w, touched)));
   }
-  await w.trx
-    .insertInto("governance_decisions")
-    .values({
-      decision_id: decisionId,
-      profile: old.profile,
-      fact_id: old.fact_id,
-      action: a.action,
-      target_fact_id: target?.fact_id ?? null,
-      rationale: a.rationale ?? null,
-      effective_at: a.effective_at,
-      decided_by: w.ctx.caller.principal,
-      decided_at: at,
-      event_id: events.at(-1) ?? "",
-    })
-    .execute();
+  await addDecision(w.trx, {
+    decision_id: decisionId,
+    profile: old.profile,
+    fact_id: old.fact_id,
+    action: a.action,
+    target_fact_id: target?.fact_id ?? null,
+    rationale: a.rationale ?? null,
+    effective_at: a.effective_at,
+    decided_by: w.ctx.caller.principal,
+    decided_at: at,
+    event_id: events.at(-1) ?? "",
+  });
   return {
     fact_id: old.fact_id,
     action: a.action,

@@ -1,4 +1,4 @@
-import { projectCondition, scopeOf } from "../../../access/caller.ts";
+import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { notFound } from "../../../platform/errors.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
@@ -14,50 +14,27 @@ import {
   type Node,
   walk,
 } from "../rules/impact.ts";
-import { chunkById, claimById, factById } from "../store.ts";
+import { chunkById } from "../store/chunks.ts";
+import { claimById } from "../store/claims.ts";
+import { factById } from "../store/facts.ts";
+import { edgesFrom, visibleIds, visiblePackIds, visibleSessionIds } from "../store/provenance.ts";
 import { recordRun } from "./runs.ts";
-
-const SCOPED_TABLE = { chunk: "governance_chunks", claim: "governance_claims", fact: "governance_facts" } as const;
-const ID_COL = { chunk: "chunk_id", claim: "claim_id", fact: "fact_id" } as const;
 
 /** Of `nodes`, the ones the caller may see (facts, claims, chunks and packs by project; sessions by owner). */
 async function visible(w: WriteScope, nodes: Node[]): Promise<Set<string>> {
   const scope = scopeOf(w.ctx.caller);
   const ok = new Set<string>();
+  const idsOf = (kind: Node["kind"]) => nodes.filter((n) => n.kind === kind).map((n) => n.id);
   for (const kind of ["chunk", "claim", "fact"] as const) {
-    const ids = nodes.filter((n) => n.kind === kind).map((n) => n.id);
+    const ids = idsOf(kind);
     if (ids.length === 0) continue;
-    const rows = await w.trx
-      .selectFrom(SCOPED_TABLE[kind])
-      .select(`${ID_COL[kind]} as id` as never)
-      .where("profile", "=", scope.profile)
-      .where(projectCondition(scope))
-      .where(ID_COL[kind] as never, "in", ids as never)
-      .execute();
-    for (const r of rows as unknown as Array<{ id: string }>) ok.add(`${kind}:${r.id}`);
+    for (const id of await visibleIds(w.trx, scope, kind, ids)) ok.add(`${kind}:${id}`);
   }
-  const packs = nodes.filter((n) => n.kind === "pack").map((n) => n.id);
-  if (packs.length > 0) {
-    const rows = await w.trx
-      .selectFrom("shampoo_context_packs")
-      .select("pack_id")
-      .where("profile", "=", scope.profile)
-      .where("pack_id", "in", packs)
-      .where((eb) => eb.or([eb("created_by", "=", w.ctx.caller.principal), projectCondition(scope)]))
-      .execute();
-    for (const r of rows) ok.add(`pack:${r.pack_id}`);
-  }
-  const sessions = nodes.filter((n) => n.kind === "session").map((n) => n.id);
-  if (sessions.length > 0) {
-    let q = w.trx
-      .selectFrom("shampoo_sessions")
-      .select("session_id")
-      .where("profile", "=", scope.profile)
-      .where("session_id", "in", sessions)
-      .where(projectCondition(scope));
-    if (!w.ctx.caller.star) q = q.where("owner", "=", w.ctx.caller.principal);
-    for (const r of await q.execute()) ok.add(`session:${r.session_id}`);
-  }
+  const packs = idsOf("pack");
+  if (packs.length > 0) for (const id of await visiblePackIds(w.trx, scope, w.ctx.caller, packs)) ok.add(`pack:${id}`);
+  const sessions = idsOf("session");
+  if (sessions.length > 0)
+    for (const id of await visibleSessionIds(w.trx, scope, w.ctx.caller, sessions)) ok.add(`session:${id}`);
   return ok;
 }
 
@@ -65,13 +42,7 @@ async function edgesOf(w: WriteScope, frontier: Node[]): Promise<Edge[]> {
   const out: Edge[] = [];
   for (const kind of [...new Set(frontier.map((n) => n.kind))]) {
     const ids = frontier.filter((n) => n.kind === kind).map((n) => n.id);
-    const rows = await w.trx
-      .selectFrom("governance_impact_links")
-      .selectAll()
-      .where("profile", "=", w.ctx.caller.profile)
-      .where("from_kind", "=", kind)
-      .where("from_id", "in", ids)
-      .execute();
+    const rows = await edgesFrom(w.trx, w.ctx.caller.profile, kind, ids);
     for (const r of rows)
       out.push({
         from: { kind: r.from_kind as Node["kind"], id: r.from_id },

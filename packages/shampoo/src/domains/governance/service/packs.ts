@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { iso, sql } from "kernel";
+import { iso } from "kernel";
 import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { given, notFound } from "../../../platform/errors.ts";
@@ -10,14 +10,24 @@ import { malformedSession, parseSessionId } from "../../sessions/model.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
 import { sessionNotFound } from "../../sessions/service.ts";
 import { getSession } from "../../sessions/store.ts";
-import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { getTask, scoped } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store.ts";
 import type { BuildContextPackInput } from "../inputs.gen.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";
 import type { ClaimRow, FactRow } from "../schema/tables.ts";
-import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
+import { unfrozenChunks, visibleOpenQuestions } from "../store/chunks.ts";
+import {
+  addPackSummary,
+  insertPack,
+  linkedEntityNames,
+  livePacksOfKind,
+  packClaims,
+  packFacts,
+  packTasks,
+  setPackLifecycle,
+} from "../store/packs.ts";
+import { addProvenance } from "../store/provenance.ts";
 import { impactLink } from "./facts.ts";
 import { recordRun } from "./runs.ts";
 
@@ -29,32 +39,10 @@ const LIMITS = { facts: 300, claims: 200, questions: 100, chunks: 100, tasks: 20
 const PRIORITY_QUALITY: Record<string, number> = { critical: 1, high: 0.85, medium: 0.6, low: 0.4 };
 export const SELECTION_POLICY = "greedy_by_score_v1";
 
-/** Literal conditions, as the partial indexes of migration 0002 are written (schema/migrations.ts). */
-const LIVE_FACT = sql<boolean>`status = 'live'`;
-const CANDIDATE_CLAIM = sql<boolean>`status = 'candidate'`;
-const OPEN_TASK = sql.raw<boolean>(`status IN ${LIVE_STATUS_SQL}`);
-
-/**
- * The target's project (untagged for an untagged task): where the facts and claims naming it are
- * looked for past the newest rows. Facts come from the chunks of the project's notes; searching
- * every project's text for the target's words would read every live row of the profile.
- */
-function inProjectOf(target: TaskRow | null) {
-  return target?.project == null ? sql<boolean>`project IS NULL` : sql<boolean>`project = ${target.project}`;
-}
-
 /** Words of a target task and its linked entities: facts and claims naming one are relevant. */
 async function targetTerms(w: WriteScope, target: TaskRow): Promise<string[]> {
-  const names = await w.trx
-    .selectFrom("shampoo_task_links as l")
-    .innerJoin("shampoo_entities as e", "e.id", "l.entity_id")
-    .select("e.name")
-    .where("l.profile", "=", w.ctx.caller.profile)
-    .where("l.task_id", "=", target.id)
-    .where("l.lifecycle", "=", "live")
-    .where("e.lifecycle", "=", "live")
-    .execute();
-  return [target.title, ...names.map((n) => n.name)].map(norm).filter((s) => s.length >= 3);
+  const names = await linkedEntityNames(w.trx, w.ctx.caller.profile, target.id);
+  return [target.title, ...names].map(norm).filter((s) => s.length >= 3);
 }
 
 /**
@@ -74,19 +62,12 @@ export async function candidates(
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const liveFacts = () => facts(w.trx, scope).selectAll().where(LIVE_FACT);
+  // Past the newest rows: those of the target's project naming one of its terms.
+  const named = target && terms.length > 0 ? { project: target.project, terms, engine: w.engine } : undefined;
   const fs = union<FactRow>(
     "fact_id",
-    await liveFacts().orderBy("updated_at", "desc").orderBy("fact_id").limit(LIMITS.facts).execute(),
-    terms.length === 0
-      ? []
-      : await liveFacts()
-          .where(inProjectOf(target))
-          .where(naming(w.engine, terms))
-          .orderBy("updated_at", "desc")
-          .orderBy("fact_id")
-          .limit(LIMITS.facts)
-          .execute(),
+    await packFacts(w.trx, scope, LIMITS.facts),
+    named ? await packFacts(w.trx, scope, LIMITS.facts, named) : [],
   );
   for (const f of fs) {
     const c = f.contradiction_count > 0 ? `; contradicted by ${f.contradiction_count}` : "";
@@ -100,19 +81,10 @@ export async function candidates(
       scope: f.scope,
     });
   }
-  const candidateClaims = () => claims(w.trx, scope).selectAll().where(CANDIDATE_CLAIM);
   const cs = union<ClaimRow>(
     "claim_id",
-    await candidateClaims().orderBy("updated_at", "desc").orderBy("claim_id").limit(LIMITS.claims).execute(),
-    terms.length === 0
-      ? []
-      : await candidateClaims()
-          .where(inProjectOf(target))
-          .where(naming(w.engine, terms))
-          .orderBy("updated_at", "desc")
-          .orderBy("claim_id")
-          .limit(LIMITS.claims)
-          .execute(),
+    await packClaims(w.trx, scope, LIMITS.claims),
+    named ? await packClaims(w.trx, scope, LIMITS.claims, named) : [],
   );
   for (const c of cs) {
     out.push({
@@ -135,13 +107,7 @@ export async function candidates(
       relevance: relevant(q.chunk_title),
     });
   }
-  const ks = await chunks(w.trx, scope)
-    .selectAll()
-    .where("state", "!=", "frozen")
-    .orderBy("updated_at", "desc")
-    .orderBy("chunk_id")
-    .limit(LIMITS.chunks)
-    .execute();
+  const ks = await unfrozenChunks(w.trx, scope, LIMITS.chunks);
   for (const k of ks) {
     out.push({
       kind: "chunk",
@@ -153,10 +119,7 @@ export async function candidates(
     });
   }
   const project = target ? target.project : session ? session.project : undefined;
-  let tq = scoped(w.trx, scope).selectAll().where(OPEN_TASK);
-  if (project !== undefined)
-    tq = tq.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
-  for (const t of await tq.orderBy("updated_at", "desc").orderBy("id").limit(LIMITS.tasks).execute()) {
+  for (const t of await packTasks(w.trx, scope, project, LIMITS.tasks)) {
     const who = t.assignee ? `; assigned to ${t.assignee}` : "";
     const desc = t.description ? ` — ${t.description.slice(0, 200)}` : "";
     out.push({
@@ -271,37 +234,31 @@ export async function compilePack(w: WriteScope, a: BuildArgs) {
         target_ref: targetRef,
       }),
     });
-    await w.trx.insertInto("shampoo_context_packs").values(row).execute();
-    await w.trx
-      .insertInto("governance_pack_summaries")
-      .values({
-        pack_id: packId,
-        profile: row.profile,
-        pack_type: a.pack_type,
-        target_ref: targetRef,
-        session_id: sessionId,
-        relevance_score: p.relevance_score,
-        quality_score: p.quality_score,
-        items_included: p.items.length,
-        sections_json: JSON.stringify(p.sections),
-        summary: summaryOf(a.pack_type, p),
-        created_at: at,
-      })
-      .execute();
+    await insertPack(w.trx, row);
+    await addPackSummary(w.trx, {
+      pack_id: packId,
+      profile: row.profile,
+      pack_type: a.pack_type,
+      target_ref: targetRef,
+      session_id: sessionId,
+      relevance_score: p.relevance_score,
+      quality_score: p.quality_score,
+      items_included: p.items.length,
+      sections_json: JSON.stringify(p.sections),
+      summary: summaryOf(a.pack_type, p),
+      created_at: at,
+    });
     for (const i of p.items) {
-      await w.trx
-        .insertInto("governance_provenance")
-        .values({
-          provenance_id: randomUUID(),
-          profile: row.profile,
-          target_kind: "pack",
-          target_id: packId,
-          source_kind: i.kind,
-          source_ref: i.ref,
-          detail_json: JSON.stringify({ score: i.score, at: i.at }),
-          created_at: at,
-        })
-        .execute();
+      await addProvenance(w.trx, {
+        provenance_id: randomUUID(),
+        profile: row.profile,
+        target_kind: "pack",
+        target_id: packId,
+        source_kind: i.kind,
+        source_ref: i.ref,
+        detail_json: JSON.stringify({ score: i.score, at: i.at }),
+        created_at: at,
+      });
       if (i.kind === "fact") await impactLink(w, "fact", i.ref, "pack", packId, 0.6, "included in pack");
     }
     if (sessionId) await impactLink(w, "pack", packId, "session", sessionId, 0.9, "handed to session");
@@ -346,18 +303,13 @@ async function retireStale(
   targetRef: string | null,
   supersededBy: string,
 ) {
-  const stale = await w.trx
-    .selectFrom("shampoo_context_packs as p")
-    .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
-    .select(["p.pack_id", "p.last_event_id"])
-    .where("p.profile", "=", w.ctx.caller.profile)
-    .where("p.pack_type", "=", type)
-    .where("p.lifecycle", "=", "live")
-    .where("p.created_by", "=", w.ctx.caller.principal)
-    .where((eb) => (sessionId === null ? eb("p.session_id", "is", null) : eb("p.session_id", "=", sessionId)))
-    .where((eb) => (targetRef === null ? eb("s.target_ref", "is", null) : eb("s.target_ref", "=", targetRef)))
-    .orderBy("p.pack_id")
-    .execute();
+  const stale = await livePacksOfKind(w.trx, {
+    profile: w.ctx.caller.profile,
+    principal: w.ctx.caller.principal,
+    type,
+    sessionId,
+    targetRef,
+  });
   const retire = lifecycleSet("retire", stampOf(w, `superseded by pack ${supersededBy}`));
   for (const s of stale) {
     const eventId = await recordChange(w, {
@@ -369,11 +321,7 @@ async function retireStale(
       next: { ...retire, last_event_id: s.last_event_id },
       view: ({ last_event_id: _l, ...move }) => move,
     });
-    await w.trx
-      .updateTable("shampoo_context_packs")
-      .set({ ...retire, last_event_id: eventId })
-      .where("pack_id", "=", s.pack_id)
-      .execute();
+    await setPackLifecycle(w.trx, s.pack_id, { ...retire, last_event_id: eventId });
   }
   return stale.length;
 }

@@ -1,77 +1,29 @@
-import { type Kysely, sql, type Transaction } from "kernel";
-import { type Caller, projectCondition, scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { given } from "../../../platform/errors.ts";
 import { read } from "../../../platform/write.ts";
-import type { HistoryRow, ShampooDB } from "../../../store/schema.ts";
 import type { ReplayMemoryInput } from "../inputs.gen.ts";
 import { eventView } from "../model.ts";
 import { isoArg } from "../rules/text.ts";
+import { REPLAY_KINDS, visibleEvents } from "../store/replay.ts";
+
+export { REPLAY_KINDS };
 
 export const REPLAY_CONTRACT = "memory_replay_v1";
 export const REPLAY_DEFAULT = 100;
 export const REPLAY_MAX = 500;
 
-/**
- * The aggregate kinds replay_memory reads, each with the table that says who may see it: an
- * event is returned only while its aggregate is visible to the caller (its project in the
- * grants; sessions also owned by the caller unless star), so history never leaks what the
- * current tables hide. Other kinds (graph, links) are not replayed here.
- */
-const KINDS: Record<string, { table: string; id: string; owner?: string }> = {
-  task: { table: "shampoo_tasks", id: "id" },
-  chunk: { table: "governance_chunks", id: "chunk_id" },
-  question: { table: "governance_questions", id: "question_id" },
-  claim: { table: "governance_claims", id: "claim_id" },
-  fact: { table: "governance_facts", id: "fact_id" },
-  memory_issue: { table: "governance_issues", id: "issue_id" },
-  context_pack: { table: "shampoo_context_packs", id: "pack_id" },
-  session: { table: "shampoo_sessions", id: "session_id", owner: "owner" },
-};
-export const REPLAY_KINDS = Object.keys(KINDS);
-
 /** replay_memory: blank filters are absent; a malformed since_ts fails before the read. */
 export function replayMemory(ctx: ShampooCtx, a: ReplayMemoryInput) {
   const since = given(a.since_ts);
-  const args: ReplayArgs = {
+  const args = {
     aggregate_kind: given(a.aggregate_kind),
     aggregate_id: given(a.aggregate_id),
     since: since === undefined ? undefined : isoArg("since_ts", since),
     limit: Math.max(1, Math.min(REPLAY_MAX, typeof a.limit === "number" ? a.limit : REPLAY_DEFAULT)),
   };
-  return read(ctx, (db) => replay(db, ctx.caller, args));
-}
-
-export interface ReplayArgs {
-  aggregate_kind?: string;
-  aggregate_id?: string;
-  since?: string;
-  limit: number;
-}
-
-/** Newest first (by the history's sequence), every entry with nulls preserved. Pure read. */
-async function replay(db: Kysely<ShampooDB> | Transaction<ShampooDB>, caller: Caller, a: ReplayArgs) {
-  const scope = scopeOf(caller);
-  const kinds = a.aggregate_kind === undefined ? REPLAY_KINDS : REPLAY_KINDS.filter((k) => k === a.aggregate_kind);
-  const rows: HistoryRow[] = [];
-  for (const kind of kinds) {
-    const k = KINDS[kind] as (typeof KINDS)[string];
-    const where = [
-      sql<boolean>`h.profile = ${scope.profile}`,
-      sql<boolean>`t.profile = h.profile`,
-      sql<boolean>`h.entity_kind = ${kind}`,
-      projectCondition(scope, "t.project"),
-    ];
-    if (k.owner && !caller.star) where.push(sql<boolean>`t.${sql.ref(k.owner)} = ${caller.principal}`);
-    if (a.aggregate_id !== undefined) where.push(sql<boolean>`h.entity_id = ${a.aggregate_id}`);
-    if (a.since !== undefined) where.push(sql<boolean>`h.at >= ${a.since}`);
-    const r =
-      await sql<HistoryRow>`SELECT h.* FROM shampoo_history h JOIN ${sql.table(k.table)} t ON t.${sql.ref(k.id)} = h.entity_id WHERE ${sql.join(where, sql` AND `)} ORDER BY h.seq DESC LIMIT ${a.limit}`.execute(
-        db,
-      );
-    rows.push(...r.rows);
-  }
-  rows.sort((x, y) => Number(y.seq) - Number(x.seq));
-  const events = rows.slice(0, a.limit).map(eventView);
-  return { count: events.length, events, contract_version: REPLAY_CONTRACT };
+  return read(ctx, async (db) => {
+    // Every entry with nulls preserved.
+    const events = (await visibleEvents(db, ctx.caller, args)).map(eventView);
+    return { count: events.length, events, contract_version: REPLAY_CONTRACT };
+  });
 }

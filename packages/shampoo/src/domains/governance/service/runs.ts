@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
 import type { WriteScope } from "../../../platform/write.ts";
+import { addRun } from "../store/packs.ts";
 
 /**
  * The run-history entry every context-governance tool records (shampoo_context_runs), in the
@@ -15,21 +16,18 @@ export async function recordRun(
 ): Promise<string> {
   const runId = randomUUID();
   const at = iso(w.now);
-  await w.trx
-    .insertInto("shampoo_context_runs")
-    .values({
-      run_id: runId,
-      profile: w.ctx.caller.profile,
-      tool,
-      principal: w.ctx.caller.principal,
-      session_id: extra.session_id ?? null,
-      pack_id: extra.pack_id ?? null,
-      status: "completed",
-      input_json: JSON.stringify(input ?? {}),
-      result_json: JSON.stringify(result ?? {}),
-      started_at: at,
-      finished_at: at,
-    })
-    .execute();
+  await addRun(w.trx, {
+    run_id: runId,
+    profile: w.ctx.caller.profile,
+    tool,
+    principal: w.ctx.caller.principal,
+    session_id: extra.session_id ?? null,
+    pack_id: extra.pack_id ?? null,
+    status: "completed",
+    input_json: JSON.stringify(input ?? {}),
+    result_json: JSON.stringify(result ?? {}),
+    started_at: at,
+    finished_at: at,
+  });
   return runId;
 }
