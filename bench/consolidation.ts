@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import type { SessionInfo } from "kernel";
 import { localCaller, scopeOf } from "shampoo/access/caller.ts";
 import type { Shampoo } from "shampoo/app.ts";
-import { trueAtRows } from "shampoo/domains/governance/store.ts";
+import { trueAtRows } from "shampoo/domains/governance/store/facts.ts";
 import {
   type Benchmark,
   dateStamp,

@@ -1,8 +1,8 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { candidates } from "../../src/domains/governance/service/packs.ts";
-import { inWrite } from "../../src/domains/governance/service/write.ts";
 import type { TaskRow } from "../../src/domains/tasks/schema.ts";
+import { write } from "../../src/platform/write.ts";
 import { entities, task, uniq } from "../support/links.ts";
 import { type Harness, harness } from "../support/shampoo.ts";
 
@@ -34,7 +34,7 @@ describe.each(DIALECTS)("context pack relevance through task links on %s", (dial
         .where("id", "=", target)
         .executeTakeFirstOrThrow()) as TaskRow;
       const ctx = { caller: a.caller, source: { tool: "test" }, clock: h.clock, database: h.db };
-      const all = await inWrite(ctx, (w) => candidates(w, row, null));
+      const all = await write(ctx, (w) => candidates(w, row, null));
       return all.find((c) => c.kind === "task" && c.ref === other)?.relevance;
     };
 

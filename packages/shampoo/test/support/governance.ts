@@ -1,6 +1,6 @@
 import type { Agent, Harness } from "./shampoo.ts";
 
-/** Helpers shared by the governance suites (test/governance-*.test.ts). */
+/** Helpers shared by the governance suites (test/governance/*.test.ts). */
 
 /** The actions of an aggregate's history, oldest first, read through replay_memory. */
 export async function actions(agent: Agent, kind: string, id: string): Promise<string[]> {

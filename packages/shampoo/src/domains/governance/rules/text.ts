@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { iso } from "kernel";
+import { fail } from "../../../platform/errors.ts";
 
 /** Text helpers shared by the governance rules. Pure: no clock, no database. */
 
@@ -35,4 +37,12 @@ export function round(x: number, digits = 4): number {
 
 export function clamp01(x: number): number {
   return Math.min(1, Math.max(0, x));
+}
+
+/** An ISO timestamp argument (`name` for the message), normalized; a validation error otherwise. */
+export function isoArg(name: string, v: string): string {
+  const ms = Date.parse(v);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(ms))
+    throw fail("validation", `${name} must be an ISO-8601 timestamp, got ${JSON.stringify(v)}`);
+  return iso(ms);
 }

@@ -1,14 +1,28 @@
 import { randomUUID } from "node:crypto";
+import { iso } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { getTask } from "../../tasks/store.ts";
+import type { AuditMemoryInput, ListMemoryIssuesInput } from "../inputs.gen.ts";
+import { historyView, issueView } from "../model.ts";
 import type { IssueRow } from "../schema/tables.ts";
-import { chunks, facts, issueByKey, issues, putIssue } from "../store.ts";
+import { chunksById } from "../store/chunks.ts";
+import { factsById } from "../store/facts.ts";
+import { issueByKey, issuePage, openIssuesById, putIssue } from "../store/issues.ts";
+import { addPackSummary, packsWithoutSummary } from "../store/packs.ts";
+import { addProvenance, withProvenance } from "../store/provenance.ts";
 import { SOURCE_TASK, syncChunk, taskText } from "./chunks.ts";
 import { contradictsOf, openContradictions, refreshCounts } from "./facts.ts";
-import { event, recordRun, type W } from "./write.ts";
+import { recordRun } from "./runs.ts";
 
 export const AUDIT_VERSION = "memory_audit_v2";
 /** Rows of each kind one audit looks at: bounded, so one call stays bounded. */
 const SCAN = 5000;
+/** list_memory_issues' page size: default and most. */
+export const LIST_DEFAULT = 20;
+export const LIST_MAX = 100;
 
 export const ISSUE_KINDS = [
   "missing_provenance",
@@ -28,35 +42,13 @@ interface Finding {
   repair?: () => Promise<boolean>;
 }
 
-export function issueView(i: IssueRow) {
-  return {
-    issue_id: i.issue_id,
-    kind: i.kind,
-    target_kind: i.target_kind,
-    target_id: i.target_id,
-    project: i.project,
-    detail: i.detail,
-    status: i.status,
-    first_seen_at: i.first_seen_at,
-    last_seen_at: i.last_seen_at,
-    resolved_at: i.resolved_at,
-  };
-}
-
-async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
+async function findings(w: WriteScope, staleMinutes: number): Promise<Finding[]> {
   const out: Finding[] = [];
   const profile = w.ctx.caller.profile;
-  const fs = await facts(w.trx, w.scope).selectAll().orderBy("fact_id").limit(SCAN).execute();
-  const withProv = new Set(
-    (
-      await w.trx
-        .selectFrom("governance_provenance")
-        .select("target_id")
-        .where("profile", "=", profile)
-        .where("target_kind", "=", "fact")
-        .execute()
-    ).map((r) => r.target_id),
-  );
+  const scope = scopeOf(w.ctx.caller);
+  const at = iso(w.now);
+  const fs = await factsById(w.trx, scope, SCAN);
+  const withProv = await withProvenance(w.trx, profile, "fact");
   const status = new Map(fs.map((f) => [f.fact_id, f.status]));
   for (const f of fs) {
     if (!withProv.has(f.fact_id)) {
@@ -67,19 +59,16 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
         project: f.project,
         detail: `fact ${f.fact_id} has no provenance`,
         repair: async () => {
-          await w.trx
-            .insertInto("governance_provenance")
-            .values({
-              provenance_id: randomUUID(),
-              profile,
-              target_kind: "fact",
-              target_id: f.fact_id,
-              source_kind: "claim",
-              source_ref: f.source_claim_id,
-              detail_json: JSON.stringify({ backfilled_by: AUDIT_VERSION }),
-              created_at: w.at,
-            })
-            .execute();
+          await addProvenance(w.trx, {
+            provenance_id: randomUUID(),
+            profile,
+            target_kind: "fact",
+            target_id: f.fact_id,
+            source_kind: "claim",
+            source_ref: f.source_claim_id,
+            detail_json: JSON.stringify({ backfilled_by: AUDIT_VERSION }),
+            created_at: at,
+          });
           return true;
         },
       });
@@ -97,21 +86,11 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
         target_id: f.fact_id,
         project: f.project,
         detail: `contradiction_count ${f.contradiction_count}, live contradictions ${live}`,
-        repair: async () => (await refreshCounts(w, [f.fact_id])) > 0,
+        repair: async () => (await refreshCounts(w, [f.fact_id])).length > 0,
       });
     }
   }
-  const packs = await w.trx
-    .selectFrom("shampoo_context_packs as p")
-    .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
-    .selectAll("p")
-    .where("p.profile", "=", profile)
-    .where("p.lifecycle", "=", "live")
-    .where("p.created_by", "=", w.ctx.caller.principal)
-    .where("s.pack_id", "is", null)
-    .orderBy("p.pack_id")
-    .limit(SCAN)
-    .execute();
+  const packs = await packsWithoutSummary(w.trx, profile, w.ctx.caller.principal, SCAN);
   for (const p of packs) {
     out.push({
       kind: "pack_summary_missing",
@@ -120,30 +99,27 @@ async function findings(w: W, staleMinutes: number): Promise<Finding[]> {
       project: p.project,
       detail: `${p.pack_type} pack ${p.pack_id} has no summary artifact`,
       repair: async () => {
-        await w.trx
-          .insertInto("governance_pack_summaries")
-          .values({
-            pack_id: p.pack_id,
-            profile,
-            pack_type: p.pack_type,
-            target_ref: null,
-            session_id: p.session_id,
-            relevance_score: 0,
-            quality_score: 0,
-            items_included: (JSON.parse(p.items_json) as unknown[]).length,
-            sections_json: "[]",
-            summary: `${p.pack_type} pack: ${p.token_usage} tokens (summary materialized by ${AUDIT_VERSION})`,
-            created_at: w.at,
-          })
-          .execute();
+        await addPackSummary(w.trx, {
+          pack_id: p.pack_id,
+          profile,
+          pack_type: p.pack_type,
+          target_ref: null,
+          session_id: p.session_id,
+          relevance_score: 0,
+          quality_score: 0,
+          items_included: (JSON.parse(p.items_json) as unknown[]).length,
+          sections_json: "[]",
+          summary: `${p.pack_type} pack: ${p.token_usage} tokens (summary materialized by ${AUDIT_VERSION})`,
+          created_at: at,
+        });
         return true;
       },
     });
   }
-  const cs = await chunks(w.trx, w.scope).selectAll().orderBy("chunk_id").limit(SCAN).execute();
+  const cs = await chunksById(w.trx, scope, SCAN);
   for (const c of cs) {
     if (c.source_kind === SOURCE_TASK) {
-      const t = await getTask(w.trx, w.scope, c.source_ref);
+      const t = await getTask(w.trx, scope, c.source_ref);
       if (!t || taskText(t) !== c.source_text || t.title !== c.title || t.project !== c.project) {
         out.push({
           kind: "task_materialization_drift",
@@ -176,8 +152,15 @@ const REPAIR_COUNTER: Record<string, string> = {
   task_materialization_drift: "task_materializations_reconciled",
 };
 
-async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: string) {
-  row.last_event_id = await event(w, "memory_issue", row.issue_id, action, old, row);
+async function saveIssue(w: WriteScope, old: IssueRow | null, row: IssueRow, action: string) {
+  row.last_event_id = await recordChange(w, {
+    kind: "memory_issue",
+    id: row.issue_id,
+    action,
+    old,
+    next: row,
+    view: historyView,
+  });
   await putIssue(w.trx, row, old === null);
 }
 
@@ -187,7 +170,14 @@ async function saveIssue(w: W, old: IssueRow | null, row: IssueRow, action: stri
  * now, are resolved. The run-history entry is written whenever anything was found, resolved or
  * repaired (emit_event).
  */
-export async function auditMemory(w: W, repair: boolean, staleMinutes: number, input: unknown) {
+export function auditMemory(ctx: ShampooCtx, a: AuditMemoryInput) {
+  const staleMinutes = typeof a.stale_sync_minutes === "number" ? a.stale_sync_minutes : 120;
+  return write(ctx, (w) => audit(w, a.repair !== false, staleMinutes, a));
+}
+
+async function audit(w: WriteScope, repair: boolean, staleMinutes: number, input: AuditMemoryInput) {
+  const at = iso(w.now);
+  const scope = scopeOf(w.ctx.caller);
   const repairs = {
     provenance_backfilled: 0,
     contradiction_counts_refreshed: 0,
@@ -200,7 +190,7 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
   const stillOpen = new Set<string>();
   let resolved = 0;
   const resolve = async (i: IssueRow) => {
-    await saveIssue(w, i, { ...i, status: "resolved", resolved_at: w.at, last_seen_at: w.at }, "resolve");
+    await saveIssue(w, i, { ...i, status: "resolved", resolved_at: at, last_seen_at: at }, "resolve");
     resolved++;
   };
   for (const f of found) {
@@ -218,7 +208,7 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
     stillOpen.add(`${f.kind}/${f.target_kind}/${f.target_id}`);
     if (existing?.status === "open") continue;
     const row: IssueRow = existing
-      ? { ...existing, status: "open", detail: f.detail, last_seen_at: w.at, resolved_at: null }
+      ? { ...existing, status: "open", detail: f.detail, last_seen_at: at, resolved_at: null }
       : {
           issue_id: randomUUID(),
           profile,
@@ -228,39 +218,48 @@ export async function auditMemory(w: W, repair: boolean, staleMinutes: number, i
           target_id: f.target_id,
           detail: f.detail,
           status: "open",
-          first_seen_at: w.at,
-          last_seen_at: w.at,
+          first_seen_at: at,
+          last_seen_at: at,
           resolved_at: null,
           last_event_id: "",
         };
     await saveIssue(w, existing ?? null, row, existing ? "reopen" : "open");
   }
   // Open issues the scan no longer finds are resolved (only those the caller can see).
-  for (const i of await issues(w.trx, w.scope).selectAll().where("status", "=", "open").orderBy("issue_id").execute()) {
+  for (const i of await openIssuesById(w.trx, scope)) {
     if (!stillOpen.has(`${i.kind}/${i.target_kind}/${i.target_id}`)) await resolve(i);
   }
-  const open = await issues(w.trx, w.scope)
-    .selectAll()
-    .where("status", "=", "open")
-    .orderBy("first_seen_at")
-    .orderBy("issue_id")
-    .limit(100)
-    .execute();
+  const { rows: open, total: openCount } = await issuePage(w.trx, scope, { status: "open", limit: 100, offset: 0 });
   const repaired = Object.values(repairs).reduce((a, b) => a + b, 0);
   const emit = found.length > 0 || resolved > 0 || repaired > 0;
-  const openCount = await issues(w.trx, w.scope)
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("status", "=", "open")
-    .executeTakeFirstOrThrow();
   const result = {
     audit_version: AUDIT_VERSION,
     repair,
     emit_event: emit,
-    open_issue_count: Number(openCount.n),
+    open_issue_count: openCount,
     resolved_issue_count: resolved,
     issues: open.map(issueView),
     repairs,
   };
   if (emit) await recordRun(w, "audit_memory", input, { ...result, issues: open.length });
   return result;
+}
+
+/** list_memory_issues: one page of the issues the caller can see, oldest first. Pure read. */
+export function listMemoryIssues(ctx: ShampooCtx, a: ListMemoryIssuesInput) {
+  const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));
+  const offset = Math.max(0, typeof a.offset === "number" ? a.offset : 0);
+  const status = typeof a.status === "string" ? a.status : "open";
+  const kind = typeof a.kind === "string" ? a.kind : undefined;
+  return read(ctx, async (db) => {
+    const { rows, total } = await issuePage(db, scopeOf(ctx.caller), { status, kind, limit, offset });
+    return {
+      issues: rows.map(issueView),
+      count: rows.length,
+      total,
+      limit,
+      offset,
+      next_offset: offset + rows.length < total ? offset + rows.length : null,
+    };
+  });
 }

@@ -1,13 +1,29 @@
 import { randomUUID } from "node:crypto";
+import { iso } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
 import { fail, notFound } from "../../../platform/errors.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
 import { getTask } from "../../tasks/store.ts";
+import type { AssessContextInput, QueueClarificationInput, RecordHumanAnswerInput } from "../inputs.gen.ts";
+import { historyView, questionView } from "../model.ts";
 import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks.ts";
 import { awaitingBlock, draftQuestions, MAX_QUESTIONS } from "../rules/questions.ts";
 import { sourceHash } from "../rules/text.ts";
 import type { ChunkRow, QuestionRow } from "../schema/tables.ts";
-import { annotationExists, chunkById, chunkBySource, openQuestionsOf, putChunk, putQuestion } from "../store.ts";
-import { event, type W } from "./write.ts";
+import {
+  addAnnotation,
+  annotationExists,
+  chunkById,
+  chunkBySource,
+  openQuestionsOf,
+  putChunk,
+  putQuestion,
+} from "../store/chunks.ts";
+import { addProvenance } from "../store/provenance.ts";
+import { recordRun } from "./runs.ts";
 
 /**
  * Chunks are materialized from tasks and notes (the memory SHAMPOO holds): chunk_ref is a chunk
@@ -26,8 +42,9 @@ export function bodyOf(c: Pick<ChunkRow, "source_text" | "answers_text">): strin
   return c.answers_text === "" ? c.source_text : `${c.source_text}\n\n${c.answers_text}`;
 }
 
-function newChunk(w: W, t: TaskRow): ChunkRow {
+function newChunk(w: WriteScope, t: TaskRow): ChunkRow {
   const text = taskText(t);
+  const at = iso(w.now);
   return {
     chunk_id: randomUUID(),
     profile: w.ctx.caller.profile,
@@ -44,16 +61,30 @@ function newChunk(w: W, t: TaskRow): ChunkRow {
     materiality: 0,
     uncertainty: 0,
     signals_json: "[]",
-    created_at: w.at,
-    updated_at: w.at,
+    created_at: at,
+    updated_at: at,
     assessed_at: null,
     last_event_id: "",
   };
 }
 
 /** Writes a chunk change with its event; returns the stored row. */
-export async function saveChunk(w: W, old: ChunkRow | null, row: ChunkRow, action: string, payload?: unknown) {
-  row.last_event_id = await event(w, "chunk", row.chunk_id, action, old, row, payload);
+export async function saveChunk(
+  w: WriteScope,
+  old: ChunkRow | null,
+  row: ChunkRow,
+  action: string,
+  payload?: unknown,
+): Promise<ChunkRow> {
+  row.last_event_id = await recordChange(w, {
+    kind: "chunk",
+    id: row.chunk_id,
+    action,
+    old,
+    next: row,
+    view: historyView,
+    payload,
+  });
   await putChunk(w.trx, row, old === null);
   return row;
 }
@@ -63,10 +94,11 @@ export async function saveChunk(w: W, old: ChunkRow | null, row: ChunkRow, actio
  * task-backed chunk's source (title, text, project) from its task first — the task
  * materialization assess_context and audit_memory keep current.
  */
-export async function resolveChunk(w: W, ref: string, sync: boolean): Promise<ChunkRow> {
-  const byId = await chunkById(w.trx, w.scope, ref);
+export async function resolveChunk(w: WriteScope, ref: string, sync: boolean): Promise<ChunkRow> {
+  const scope = scopeOf(w.ctx.caller);
+  const byId = await chunkById(w.trx, scope, ref);
   if (byId) return sync ? syncChunk(w, byId) : byId;
-  const task = await getTask(w.trx, w.scope, ref);
+  const task = await getTask(w.trx, scope, ref);
   if (!task) throw notFound("chunk");
   const existing = await chunkBySource(w.trx, w.ctx.caller.profile, SOURCE_TASK, task.id);
   if (existing) return sync ? syncChunk(w, existing, task) : existing;
@@ -74,18 +106,37 @@ export async function resolveChunk(w: W, ref: string, sync: boolean): Promise<Ch
 }
 
 /** Re-reads a chunk's source task; a changed title, text or project is written with its event. */
-export async function syncChunk(w: W, c: ChunkRow, task?: TaskRow): Promise<ChunkRow> {
+export async function syncChunk(w: WriteScope, c: ChunkRow, task?: TaskRow): Promise<ChunkRow> {
   if (c.source_kind !== SOURCE_TASK) return c;
-  const t = task ?? (await getTask(w.trx, w.scope, c.source_ref));
+  const t = task ?? (await getTask(w.trx, scopeOf(w.ctx.caller), c.source_ref));
   if (!t) return c;
   const text = taskText(t);
   if (text === c.source_text && t.title === c.title && t.project === c.project) return c;
-  const row: ChunkRow = { ...c, title: t.title, source_text: text, project: t.project, updated_at: w.at };
+  const row: ChunkRow = { ...c, title: t.title, source_text: text, project: t.project, updated_at: iso(w.now) };
   row.source_hash = sourceHash(bodyOf(row));
   return saveChunk(w, c, row, "resync", { source_ref: t.id });
 }
 
-export async function assessChunk(w: W, ref: string, force: boolean, sessionId: string | null) {
+/** assess_context: assesses one chunk (assessChunk) and records the run. */
+export function assessContext(ctx: ShampooCtx, a: AssessContextInput) {
+  return write(ctx, async (w) => {
+    const r = await assessChunk(
+      w,
+      a.chunk_ref,
+      a.force === true,
+      typeof a.session_id === "string" ? a.session_id : null,
+    );
+    await recordRun(w, "assess_context", a, r, { session_id: null });
+    return r;
+  });
+}
+
+/**
+ * Re-reads a task-backed chunk's source, scores it (rules/chunks.ts assess) and writes a changed
+ * assessment with its event, plus one annotation per signal and source hash.
+ */
+export async function assessChunk(w: WriteScope, ref: string, force: boolean, sessionId: string | null) {
+  const at = iso(w.now);
   const old = await resolveChunk(w, ref, true);
   const a = assess({
     state: old.state as ChunkState,
@@ -105,28 +156,25 @@ export async function assessChunk(w: W, ref: string, force: boolean, sessionId: 
       materiality: a.materiality,
       uncertainty: a.uncertainty,
       signals_json: JSON.stringify(a.signals),
-      assessed_at: w.at,
+      assessed_at: at,
     };
     const changed = ["state", "state_hash", "policy", "materiality", "uncertainty", "signals_json"].some(
       (k) => row[k as keyof ChunkRow] !== old[k as keyof ChunkRow],
     );
     // session_id is attribution only (catalog): recorded in the event payload, never checked.
-    if (changed) await saveChunk(w, old, { ...row, updated_at: w.at }, "assess", { session_id: sessionId, force });
+    if (changed) await saveChunk(w, old, { ...row, updated_at: at }, "assess", { session_id: sessionId, force });
     for (const s of a.signals) {
       const kind = `signal:${s.kind}`;
       if (await annotationExists(w.trx, old.chunk_id, kind, old.source_hash)) continue;
-      await w.trx
-        .insertInto("governance_annotations")
-        .values({
-          annotation_id: randomUUID(),
-          profile: old.profile,
-          chunk_id: old.chunk_id,
-          kind,
-          body: `${s.kind}: ${s.count} marker${s.count === 1 ? "" : "s"} (${s.markers.join(", ")})`,
-          source_hash: old.source_hash,
-          created_at: w.at,
-        })
-        .execute();
+      await addAnnotation(w.trx, {
+        annotation_id: randomUUID(),
+        profile: old.profile,
+        chunk_id: old.chunk_id,
+        kind,
+        body: `${s.kind}: ${s.count} marker${s.count === 1 ? "" : "s"} (${s.markers.join(", ")})`,
+        source_hash: old.source_hash,
+        created_at: at,
+      });
       annotations++;
     }
   }
@@ -145,15 +193,24 @@ export async function assessChunk(w: W, ref: string, force: boolean, sessionId: 
   return result;
 }
 
-export function questionView(q: Pick<QuestionRow, "question_id" | "text" | "type" | "priority">) {
-  return { id: q.question_id, text: q.text, type: q.type, priority: q.priority };
-}
-
 /**
  * Up to five typed open questions per chunk; a type already open is not asked twice. Frozen
  * chunks are refused ("cannot queue"); every other state moves to awaiting_human.
  */
-export async function queueClarification(w: W, ref: string, max: number) {
+export function queueClarification(ctx: ShampooCtx, a: QueueClarificationInput) {
+  return write(ctx, async (w) => {
+    const r = await askQuestions(w, a.chunk_ref, typeof a.max_questions === "number" ? a.max_questions : MAX_QUESTIONS);
+    await recordRun(w, "queue_clarification", a, {
+      chunk_id: r.chunk_id,
+      state: r.state,
+      questions: r.questions.length,
+    });
+    return r;
+  });
+}
+
+async function askQuestions(w: WriteScope, ref: string, max: number) {
+  const at = iso(w.now);
   const old = await resolveChunk(w, ref, false);
   if (old.state === "frozen") throw fail("cannot_queue", "cannot queue clarification: chunk is frozen");
   const open = await openQuestionsOf(w.trx, old.chunk_id);
@@ -179,34 +236,38 @@ export async function queueClarification(w: W, ref: string, max: number) {
       answer_text: null,
       answered_by: null,
       answered_at: null,
-      created_at: w.at,
+      created_at: at,
       last_event_id: "",
     };
-    q.last_event_id = await event(w, "question", q.question_id, "create", null, q);
+    q.last_event_id = await recordChange(w, {
+      kind: "question",
+      id: q.question_id,
+      action: "create",
+      old: null,
+      next: q,
+      view: historyView,
+    });
     await putQuestion(w.trx, q, true);
     created.push(q);
   }
   const all = [...open, ...created];
   const block = awaitingBlock(all.map(questionView));
-  await w.trx
-    .insertInto("governance_annotations")
-    .values({
-      annotation_id: randomUUID(),
-      profile: old.profile,
-      chunk_id: old.chunk_id,
-      kind: "awaiting_human",
-      body: block,
-      source_hash: old.source_hash,
-      created_at: w.at,
-    })
-    .execute();
+  await addAnnotation(w.trx, {
+    annotation_id: randomUUID(),
+    profile: old.profile,
+    chunk_id: old.chunk_id,
+    kind: "awaiting_human",
+    body: block,
+    source_hash: old.source_hash,
+    created_at: at,
+  });
   let state = old.state;
   if (canMove(old.state as ChunkState, "queue", "awaiting_human") && old.state !== "awaiting_human") {
     state = "awaiting_human";
     await saveChunk(
       w,
       old,
-      { ...old, state, state_hash: old.source_hash, policy: "await_human", updated_at: w.at },
+      { ...old, state, state_hash: old.source_hash, policy: "await_human", updated_at: at },
       "queue",
       {
         questions: created.map((q) => q.question_id),
@@ -221,7 +282,18 @@ export async function queueClarification(w: W, ref: string, max: number) {
  * answer to the chunk body (a new source hash: the chunk is assessable again), and moves
  * awaiting_human or uncertain chunks back to enrichable. Frozen chunks refuse ("cannot record").
  */
-export async function recordHumanAnswer(w: W, ref: string, answer: string, questionId: string | undefined) {
+export function recordHumanAnswer(ctx: ShampooCtx, a: RecordHumanAnswerInput) {
+  const answer = a.answer_text;
+  if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
+  return write(ctx, async (w) => {
+    const r = await answerChunk(w, a.chunk_ref, answer, typeof a.question_id === "string" ? a.question_id : undefined);
+    await recordRun(w, "record_human_answer", a, r);
+    return r;
+  });
+}
+
+async function answerChunk(w: WriteScope, ref: string, answer: string, questionId: string | undefined) {
+  const at = iso(w.now);
   const old = await resolveChunk(w, ref, false);
   if (old.state === "frozen") throw fail("cannot_record", "cannot record answer: chunk is frozen");
   const open = await openQuestionsOf(w.trx, old.chunk_id);
@@ -233,17 +305,24 @@ export async function recordHumanAnswer(w: W, ref: string, answer: string, quest
       status: "answered",
       answer_text: answer,
       answered_by: w.ctx.caller.principal,
-      answered_at: w.at,
+      answered_at: at,
     };
-    row.last_event_id = await event(w, "question", q.question_id, "answer", q, row);
+    row.last_event_id = await recordChange(w, {
+      kind: "question",
+      id: q.question_id,
+      action: "answer",
+      old: q,
+      next: row,
+      view: historyView,
+    });
     await putQuestion(w.trx, row, false);
   }
   const to = addressed.length === 1 ? ` to ${addressed[0]?.type} question ${addressed[0]?.question_id}` : "";
-  const entry = `[answer ${w.at} by ${w.ctx.caller.principal}${to}] ${answer.trim()}`;
+  const entry = `[answer ${at} by ${w.ctx.caller.principal}${to}] ${answer.trim()}`;
   const row: ChunkRow = {
     ...old,
     answers_text: old.answers_text === "" ? entry : `${old.answers_text}\n\n${entry}`,
-    updated_at: w.at,
+    updated_at: at,
   };
   row.source_hash = sourceHash(bodyOf(row));
   const next: ChunkState =
@@ -252,19 +331,16 @@ export async function recordHumanAnswer(w: W, ref: string, answer: string, quest
   row.state = next;
   if (next !== old.state) row.state_hash = row.source_hash;
   await saveChunk(w, old, row, "answer", { question_ids: addressed.map((q) => q.question_id) });
-  await w.trx
-    .insertInto("governance_provenance")
-    .values({
-      provenance_id: randomUUID(),
-      profile: old.profile,
-      target_kind: "chunk",
-      target_id: old.chunk_id,
-      source_kind: "human_answer",
-      source_ref: w.ctx.caller.principal,
-      detail_json: JSON.stringify({ question_ids: addressed.map((q) => q.question_id), answer }),
-      created_at: w.at,
-    })
-    .execute();
+  await addProvenance(w.trx, {
+    provenance_id: randomUUID(),
+    profile: old.profile,
+    target_kind: "chunk",
+    target_id: old.chunk_id,
+    source_kind: "human_answer",
+    source_ref: w.ctx.caller.principal,
+    detail_json: JSON.stringify({ question_ids: addressed.map((q) => q.question_id), answer }),
+    created_at: at,
+  });
   return {
     chunk_id: old.chunk_id,
     new_state: next,

@@ -1,30 +1,35 @@
 import { randomUUID } from "node:crypto";
+import { iso } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
 import { fail, notFound } from "../../../platform/errors.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import type { ExtractCandidateClaimsInput, PromoteCandidateInput } from "../inputs.gen.ts";
+import { claimView, historyView } from "../model.ts";
 import { detectScope, extractClaims, requiresHuman, type Scope } from "../rules/claims.ts";
 import { gate, type Mode } from "../rules/promotion.ts";
 import { norm } from "../rules/text.ts";
 import type { ChunkRow, ClaimRow, FactRow } from "../schema/tables.ts";
-import { candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store.ts";
+import { addEvidence, candidateByIdentity, claimById, evidenceExists, evidenceOf, putClaim } from "../store/claims.ts";
+import { liveFactLike } from "../store/facts.ts";
+import { addProvenance } from "../store/provenance.ts";
 import { bodyOf, resolveChunk } from "./chunks.ts";
 import { impactLink, linkStructural, saveFact } from "./facts.ts";
-import { event, type W } from "./write.ts";
+import { recordRun } from "./runs.ts";
 
 export const EXTRACTABLE = ["enrichable", "uncertain"];
 
-export function claimView(c: ClaimRow) {
-  return {
-    claim_id: c.claim_id,
-    subject: c.subject,
-    predicate: c.predicate,
-    object: c.object,
-    scope: c.scope,
-    confidence: c.confidence,
-    requires_human: c.requires_human === 1,
-  };
-}
-
-async function saveClaim(w: W, old: ClaimRow | null, row: ClaimRow, action: string, payload?: unknown) {
-  row.last_event_id = await event(w, "claim", row.claim_id, action, old, row, payload);
+async function saveClaim(w: WriteScope, old: ClaimRow | null, row: ClaimRow, action: string, payload?: unknown) {
+  row.last_event_id = await recordChange(w, {
+    kind: "claim",
+    id: row.claim_id,
+    action,
+    old,
+    next: row,
+    view: historyView,
+    payload,
+  });
   await putClaim(w.trx, row, old === null);
   return row;
 }
@@ -44,7 +49,8 @@ export interface Staged {
  * candidate is written. Each evidence entry is one (chunk, source hash): the same text counted
  * twice is still one entry.
  */
-export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged): Promise<ClaimRow> {
+export async function stageClaim(w: WriteScope, chunk: ChunkRow, scope: Scope, s: Staged): Promise<ClaimRow> {
+  const at = iso(w.now);
   const probe: ClaimRow = {
     claim_id: randomUUID(),
     profile: chunk.profile,
@@ -58,13 +64,13 @@ export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged)
     scope,
     confidence: s.confidence,
     requires_human: requiresHuman(scope, s.confidence, chunk.state === "uncertain") ? 1 : 0,
-    valid_from: s.valid_from ?? w.at,
+    valid_from: s.valid_from ?? at,
     evidence_count: 1,
     status: "candidate",
     fact_id: null,
     validation_mode: null,
-    created_at: w.at,
-    updated_at: w.at,
+    created_at: at,
+    updated_at: at,
     last_event_id: "",
   };
   const existing = await candidateByIdentity(w.trx, probe);
@@ -80,7 +86,7 @@ export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged)
         confidence,
         evidence_count: existing.evidence_count + 1,
         requires_human: requiresHuman(scope, confidence, chunk.state === "uncertain") ? 1 : 0,
-        updated_at: w.at,
+        updated_at: at,
       },
       "evidence",
       { chunk_id: chunk.chunk_id, source_hash: chunk.source_hash },
@@ -88,38 +94,41 @@ export async function stageClaim(w: W, chunk: ChunkRow, scope: Scope, s: Staged)
   } else {
     claim = await saveClaim(w, null, probe, "create", { chunk_id: chunk.chunk_id });
   }
-  await w.trx
-    .insertInto("governance_evidence")
-    .values({
-      evidence_id: randomUUID(),
-      profile: chunk.profile,
-      claim_id: claim.claim_id,
-      chunk_id: chunk.chunk_id,
-      source_hash: chunk.source_hash,
-      excerpt: s.excerpt,
-      confidence: s.confidence,
-      created_at: w.at,
-    })
-    .execute();
-  await w.trx
-    .insertInto("governance_provenance")
-    .values({
-      provenance_id: randomUUID(),
-      profile: chunk.profile,
-      target_kind: "claim",
-      target_id: claim.claim_id,
-      source_kind: "chunk",
-      source_ref: chunk.chunk_id,
-      detail_json: JSON.stringify({ source_hash: chunk.source_hash, excerpt: s.excerpt }),
-      created_at: w.at,
-    })
-    .execute();
+  await addEvidence(w.trx, {
+    evidence_id: randomUUID(),
+    profile: chunk.profile,
+    claim_id: claim.claim_id,
+    chunk_id: chunk.chunk_id,
+    source_hash: chunk.source_hash,
+    excerpt: s.excerpt,
+    confidence: s.confidence,
+    created_at: at,
+  });
+  await addProvenance(w.trx, {
+    provenance_id: randomUUID(),
+    profile: chunk.profile,
+    target_kind: "claim",
+    target_id: claim.claim_id,
+    source_kind: "chunk",
+    source_ref: chunk.chunk_id,
+    detail_json: JSON.stringify({ source_hash: chunk.source_hash, excerpt: s.excerpt }),
+    created_at: at,
+  });
   await impactLink(w, "chunk", chunk.chunk_id, "claim", claim.claim_id, s.confidence, "extracted from");
   return claim;
 }
 
-/** extract_candidate_claims: only enrichable or uncertain chunks (invalid-state otherwise). */
-export async function extractCandidateClaims(w: W, ref: string, scopeHint: Scope | undefined) {
+/** extract_candidate_claims: extracts (extractFromChunk) and records the run. */
+export function extractCandidateClaims(ctx: ShampooCtx, a: ExtractCandidateClaimsInput) {
+  return write(ctx, async (w) => {
+    const r = await extractFromChunk(w, a.chunk_ref, a.scope_hint);
+    await recordRun(w, "extract_candidate_claims", a, { ...r, claims: r.claims.map((c) => c.claim_id) });
+    return r;
+  });
+}
+
+/** Stages the claims of one chunk: only enrichable or uncertain chunks (invalid-state otherwise). */
+export async function extractFromChunk(w: WriteScope, ref: string, scopeHint: Scope | undefined) {
   const chunk = await resolveChunk(w, ref, false);
   if (!EXTRACTABLE.includes(chunk.state))
     throw fail("invalid_state", `chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`);
@@ -130,15 +139,25 @@ export async function extractCandidateClaims(w: W, ref: string, scopeHint: Scope
   return { chunk_id: chunk.chunk_id, claims_extracted: out.length, scope, claims: out.map(claimView) };
 }
 
+/** promote_candidate (human modes; auto_layer1 is refused here): promotes and records the run. */
+export function promoteCandidate(ctx: ShampooCtx, a: PromoteCandidateInput) {
+  return write(ctx, async (w) => {
+    const r = await promoteClaim(w, a.claim_id, a.mode ?? "human_confirmed", false);
+    await recordRun(w, "promote_candidate", a, r);
+    return r;
+  });
+}
+
 /**
- * promote_candidate. A blocked promotion is data (promoted false with its reason). Otherwise
+ * Promotes one candidate claim (`internal`: enrich_context's auto_layer1). A blocked promotion is data (promoted false with its reason). Otherwise
  * the claim becomes canonical: an identical live fact (same project, subject, predicate, object,
  * scope) is reinforced — never duplicated — else a new fact is written, valid from the claim's
  * validity start and known from now; its evidence is copied into provenance and structural
  * contradictions are linked with counts refreshed.
  */
-export async function promoteCandidate(w: W, claimId: string, mode: Mode, internal: boolean) {
-  const claim = await claimById(w.trx, w.scope, claimId, w.engine.caps.rowLock);
+export async function promoteClaim(w: WriteScope, claimId: string, mode: Mode, internal: boolean) {
+  const at = iso(w.now);
+  const claim = await claimById(w.trx, scopeOf(w.ctx.caller), claimId, w.engine.caps.rowLock);
   if (!claim) throw notFound("claim");
   if (claim.status !== "candidate")
     throw fail("invalid_state", `claim is ${claim.status}; only candidate claims can be promoted`);
@@ -152,19 +171,7 @@ export async function promoteCandidate(w: W, claimId: string, mode: Mode, intern
   });
   if (reason !== null) return { claim_id: claim.claim_id, promoted: false, reason };
 
-  const same = await w.trx
-    .selectFrom("governance_facts")
-    .selectAll()
-    .where("profile", "=", claim.profile)
-    .where((eb) => (claim.project === null ? eb("project", "is", null) : eb("project", "=", claim.project)))
-    .where("subject_norm", "=", claim.subject_norm)
-    .where("predicate", "=", claim.predicate)
-    .where("object_norm", "=", claim.object_norm)
-    .where("scope", "=", claim.scope)
-    .where("status", "=", "live")
-    .orderBy("recorded_at")
-    .orderBy("fact_id")
-    .executeTakeFirst();
+  const same = await liveFactLike(w.trx, claim);
   let fact: FactRow;
   if (same) {
     fact = await saveFact(
@@ -175,7 +182,7 @@ export async function promoteCandidate(w: W, claimId: string, mode: Mode, intern
         confidence: Math.max(same.confidence, claim.confidence),
         evidence_count: same.evidence_count + claim.evidence_count,
         reinforced_count: same.reinforced_count + 1,
-        updated_at: w.at,
+        updated_at: at,
       },
       "reinforce",
       { claim_id: claim.claim_id, mode },
@@ -205,35 +212,32 @@ export async function promoteCandidate(w: W, claimId: string, mode: Mode, intern
         superseded_by: null,
         contradicts_json: "[]",
         contradiction_count: 0,
-        recorded_at: w.at,
-        updated_at: w.at,
+        recorded_at: at,
+        updated_at: at,
         last_event_id: "",
       },
       "create",
       { claim_id: claim.claim_id, mode },
     );
-    fact = await linkStructural(w, fact);
+    fact = (await linkStructural(w, fact)).fact;
   }
   for (const e of await evidenceOf(w.trx, claim.claim_id)) {
-    await w.trx
-      .insertInto("governance_provenance")
-      .values({
-        provenance_id: randomUUID(),
-        profile: claim.profile,
-        target_kind: "fact",
-        target_id: fact.fact_id,
-        source_kind: "evidence",
-        source_ref: e.chunk_id,
-        detail_json: JSON.stringify({ claim_id: claim.claim_id, source_hash: e.source_hash, excerpt: e.excerpt }),
-        created_at: w.at,
-      })
-      .execute();
+    await addProvenance(w.trx, {
+      provenance_id: randomUUID(),
+      profile: claim.profile,
+      target_kind: "fact",
+      target_id: fact.fact_id,
+      source_kind: "evidence",
+      source_ref: e.chunk_id,
+      detail_json: JSON.stringify({ claim_id: claim.claim_id, source_hash: e.source_hash, excerpt: e.excerpt }),
+      created_at: at,
+    });
   }
   await impactLink(w, "claim", claim.claim_id, "fact", fact.fact_id, 1, "promoted to");
   await saveClaim(
     w,
     claim,
-    { ...claim, status: "promoted", fact_id: fact.fact_id, validation_mode: mode, updated_at: w.at },
+    { ...claim, status: "promoted", fact_id: fact.fact_id, validation_mode: mode, updated_at: at },
     "promote",
     {
       fact_id: fact.fact_id,

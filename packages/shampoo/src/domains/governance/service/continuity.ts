@@ -1,7 +1,8 @@
 import { iso, type Kysely, type Transaction } from "kernel";
 import type { Scope } from "../../../access/caller.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { chunks, facts, visibleOpenQuestions } from "../store.ts";
+import { awaitingChunks, visibleOpenQuestions } from "../store/chunks.ts";
+import { changedFacts } from "../store/facts.ts";
 
 /** resume_context's continuity lists (catalog: top 20 open questions, 10 awaiting chunks, 20 facts of the last 7 days). */
 export const CONTINUITY = { questions: 20, awaiting: 10, facts: 20, days: 7 };
@@ -24,39 +25,8 @@ export async function continuity(
         chunk_title: q.chunk_title,
       }))
     : [];
-  const waiting = await chunks(db, scope)
-    .select(["chunk_id", "title", "project", "updated_at"])
-    .select((eb) =>
-      eb
-        .selectFrom("governance_questions as q")
-        .select((e) => e.fn.countAll<number>().as("n"))
-        .whereRef("q.chunk_id", "=", "governance_chunks.chunk_id")
-        .where("q.status", "=", "open")
-        .as("questions_open"),
-    )
-    .where("state", "=", "awaiting_human")
-    .orderBy("updated_at", "desc")
-    .orderBy("chunk_id")
-    .limit(CONTINUITY.awaiting)
-    .execute();
-  const changed = await facts(db, scope)
-    .select([
-      "fact_id",
-      "subject",
-      "predicate",
-      "object",
-      "scope",
-      "status",
-      "valid_from",
-      "valid_to",
-      "superseded_by",
-      "updated_at",
-    ])
-    .where("updated_at", ">=", iso(now - CONTINUITY.days * DAY_MS))
-    .orderBy("updated_at", "desc")
-    .orderBy("fact_id")
-    .limit(CONTINUITY.facts)
-    .execute();
+  const waiting = await awaitingChunks(db, scope, CONTINUITY.awaiting);
+  const changed = await changedFacts(db, scope, iso(now - CONTINUITY.days * DAY_MS), CONTINUITY.facts);
   return {
     open_questions: questions,
     chunks_awaiting_human: waiting.map((c) => ({ ...c, questions_open: Number(c.questions_open ?? 0) })),

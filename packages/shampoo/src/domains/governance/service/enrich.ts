@@ -1,12 +1,17 @@
 import { iso } from "kernel";
-import { projectCondition } from "../../../access/caller.ts";
-import type { Depth } from "../rules/impact.ts";
-import { chunksInStates, facts } from "../store.ts";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import type { EnrichContextInput } from "../inputs.gen.ts";
+import { type Depth, depthOf } from "../rules/impact.ts";
+import { chunksInStates, tasksWithoutChunk } from "../store/chunks.ts";
+import { factIdsChangedSince } from "../store/facts.ts";
+import { openTasksNewest } from "../store/packs.ts";
 import { assessChunk, resolveChunk } from "./chunks.ts";
-import { extractCandidateClaims, promoteCandidate } from "./claims.ts";
-import { explainImpact } from "./impact.ts";
-import { buildContextPack } from "./packs.ts";
-import { recordRun, type W } from "./write.ts";
+import { extractFromChunk, promoteClaim } from "./claims.ts";
+import { impactOf } from "./impact.ts";
+import { compilePack } from "./packs.ts";
+import { recordRun } from "./runs.ts";
 
 /** Bounds of one enrich_context run. */
 const MATERIALIZE = 100;
@@ -22,26 +27,19 @@ const DAY_MS = 86_400_000;
  * internal auto_layer1 promotion of memory-scope claims; deep walks impact for facts changed in
  * the last 7 days.
  */
-export async function enrichContext(w: W, depth: Depth, input: unknown) {
+export function enrichContext(ctx: ShampooCtx, input: EnrichContextInput) {
+  const depth = input.depth === undefined ? "standard" : depthOf(input.depth);
+  return write(ctx, (w) => enrich(w, depth, input));
+}
+
+async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
+  const scope = scopeOf(w.ctx.caller);
   const steps: Record<string, number> = {};
-  const fresh = await w.trx
-    .selectFrom("shampoo_tasks as t")
-    .leftJoin("governance_chunks as c", (j) =>
-      j.onRef("c.source_ref", "=", "t.id").onRef("c.profile", "=", "t.profile").on("c.source_kind", "=", "task"),
-    )
-    .select("t.id")
-    .where("t.profile", "=", w.scope.profile)
-    .where(projectCondition(w.scope, "t.project"))
-    .where("t.status", "in", ["not_started", "in_progress"])
-    .where("c.chunk_id", "is", null)
-    .orderBy("t.updated_at", "desc")
-    .orderBy("t.id")
-    .limit(MATERIALIZE)
-    .execute();
-  for (const t of fresh) await resolveChunk(w, t.id, false);
+  const fresh = await tasksWithoutChunk(w.trx, scope, MATERIALIZE);
+  for (const id of fresh) await resolveChunk(w, id, false);
   steps.chunks_materialized = fresh.length;
 
-  const assessable = await chunksInStates(w.trx, w.scope, ["new", "enrichable", "uncertain"], ASSESS);
+  const assessable = await chunksInStates(w.trx, scope, ["new", "enrichable", "uncertain"], ASSESS);
   const extractable: string[] = [];
   for (const c of assessable) {
     const a = await assessChunk(w, c.chunk_id, false, null);
@@ -49,26 +47,17 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
   }
   steps.chunks_assessed = assessable.length;
 
-  const main = await buildContextPack(w, {
+  const main = await compilePack(w, {
     pack_type: "executor",
     session: null,
     target: null,
     token_budget: 0,
     input: { via: "enrich_context" },
   });
-  const warm = await w.trx
-    .selectFrom("shampoo_tasks")
-    .selectAll()
-    .where("profile", "=", w.scope.profile)
-    .where(projectCondition(w.scope))
-    .where("status", "in", ["not_started", "in_progress"])
-    .orderBy("updated_at", "desc")
-    .orderBy("id")
-    .limit(WARM_TASK_PACKS)
-    .execute();
+  const warm = await openTasksNewest(w.trx, scope, WARM_TASK_PACKS);
   let packs = main.persisted ? 1 : 0;
   for (const t of warm) {
-    const p = await buildContextPack(w, {
+    const p = await compilePack(w, {
       pack_type: "executor",
       session: null,
       target: t,
@@ -85,12 +74,12 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
     const promoted: string[] = [];
     let attempted = 0;
     for (const id of extractable) {
-      const r = await extractCandidateClaims(w, id, undefined);
+      const r = await extractFromChunk(w, id, undefined);
       extracted += r.claims_extracted;
       for (const c of r.claims) {
         if (c.scope !== "memory") continue;
         attempted++;
-        const p = await promoteCandidate(w, c.claim_id, "auto_layer1", true).catch((e: unknown) => {
+        const p = await promoteClaim(w, c.claim_id, "auto_layer1", true).catch((e: unknown) => {
           // A claim promoted earlier in this run (the same triple twice) is not a failure.
           if (e instanceof Error && e.message.startsWith("claim is promoted")) return null;
           throw e;
@@ -108,16 +97,10 @@ export async function enrichContext(w: W, depth: Depth, input: unknown) {
     });
   }
   if (depth === "deep") {
-    const recent = await facts(w.trx, w.scope)
-      .select("fact_id")
-      .where("updated_at", ">=", iso(w.now - 7 * DAY_MS))
-      .orderBy("updated_at", "desc")
-      .orderBy("fact_id")
-      .limit(IMPACT_FACTS)
-      .execute();
+    const recent = await factIdsChangedSince(w.trx, scope, iso(w.now - 7 * DAY_MS), IMPACT_FACTS);
     let impacts = 0;
-    for (const f of recent)
-      impacts += (await explainImpact(w, "fact", f.fact_id, "standard", { via: "enrich_context" })).total_impacts;
+    for (const id of recent)
+      impacts += (await impactOf(w, "fact", id, "standard", { via: "enrich_context" })).total_impacts;
     steps.facts_walked = recent.length;
     steps.impacts_analyzed = impacts;
     result.impacts_analyzed = impacts;

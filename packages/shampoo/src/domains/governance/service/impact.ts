@@ -1,7 +1,12 @@
-import { projectCondition } from "../../../access/caller.ts";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { notFound } from "../../../platform/errors.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
+import type { ExplainImpactInput } from "../inputs.gen.ts";
 import {
   DEPTHS,
   type Depth,
+  depthOf,
   type Edge,
   IMPACT_KINDS,
   type Impact,
@@ -9,63 +14,35 @@ import {
   type Node,
   walk,
 } from "../rules/impact.ts";
-import { chunkById, claimById, factById } from "../store.ts";
-import { notFound, recordRun, type W } from "./write.ts";
-
-const SCOPED_TABLE = { chunk: "governance_chunks", claim: "governance_claims", fact: "governance_facts" } as const;
-const ID_COL = { chunk: "chunk_id", claim: "claim_id", fact: "fact_id" } as const;
+import { chunkById } from "../store/chunks.ts";
+import { claimById } from "../store/claims.ts";
+import { factById } from "../store/facts.ts";
+import { edgesFrom, visibleIds, visiblePackIds, visibleSessionIds } from "../store/provenance.ts";
+import { recordRun } from "./runs.ts";
 
 /** Of `nodes`, the ones the caller may see (facts, claims, chunks and packs by project; sessions by owner). */
-async function visible(w: W, nodes: Node[]): Promise<Set<string>> {
+async function visible(w: WriteScope, nodes: Node[]): Promise<Set<string>> {
+  const scope = scopeOf(w.ctx.caller);
   const ok = new Set<string>();
+  const idsOf = (kind: Node["kind"]) => nodes.filter((n) => n.kind === kind).map((n) => n.id);
   for (const kind of ["chunk", "claim", "fact"] as const) {
-    const ids = nodes.filter((n) => n.kind === kind).map((n) => n.id);
+    const ids = idsOf(kind);
     if (ids.length === 0) continue;
-    const rows = await w.trx
-      .selectFrom(SCOPED_TABLE[kind])
-      .select(`${ID_COL[kind]} as id` as never)
-      .where("profile", "=", w.scope.profile)
-      .where(projectCondition(w.scope))
-      .where(ID_COL[kind] as never, "in", ids as never)
-      .execute();
-    for (const r of rows as unknown as Array<{ id: string }>) ok.add(`${kind}:${r.id}`);
+    for (const id of await visibleIds(w.trx, scope, kind, ids)) ok.add(`${kind}:${id}`);
   }
-  const packs = nodes.filter((n) => n.kind === "pack").map((n) => n.id);
-  if (packs.length > 0) {
-    const rows = await w.trx
-      .selectFrom("shampoo_context_packs")
-      .select("pack_id")
-      .where("profile", "=", w.scope.profile)
-      .where("pack_id", "in", packs)
-      .where((eb) => eb.or([eb("created_by", "=", w.ctx.caller.principal), projectCondition(w.scope)]))
-      .execute();
-    for (const r of rows) ok.add(`pack:${r.pack_id}`);
-  }
-  const sessions = nodes.filter((n) => n.kind === "session").map((n) => n.id);
-  if (sessions.length > 0) {
-    let q = w.trx
-      .selectFrom("shampoo_sessions")
-      .select("session_id")
-      .where("profile", "=", w.scope.profile)
-      .where("session_id", "in", sessions)
-      .where(projectCondition(w.scope));
-    if (!w.ctx.caller.star) q = q.where("owner", "=", w.ctx.caller.principal);
-    for (const r of await q.execute()) ok.add(`session:${r.session_id}`);
-  }
+  const packs = idsOf("pack");
+  if (packs.length > 0) for (const id of await visiblePackIds(w.trx, scope, w.ctx.caller, packs)) ok.add(`pack:${id}`);
+  const sessions = idsOf("session");
+  if (sessions.length > 0)
+    for (const id of await visibleSessionIds(w.trx, scope, w.ctx.caller, sessions)) ok.add(`session:${id}`);
   return ok;
 }
 
-async function edgesOf(w: W, frontier: Node[]): Promise<Edge[]> {
+async function edgesOf(w: WriteScope, frontier: Node[]): Promise<Edge[]> {
   const out: Edge[] = [];
   for (const kind of [...new Set(frontier.map((n) => n.kind))]) {
     const ids = frontier.filter((n) => n.kind === kind).map((n) => n.id);
-    const rows = await w.trx
-      .selectFrom("governance_impact_links")
-      .selectAll()
-      .where("profile", "=", w.scope.profile)
-      .where("from_kind", "=", kind)
-      .where("from_id", "in", ids)
-      .execute();
+    const rows = await edgesFrom(w.trx, w.ctx.caller.profile, kind, ids);
     for (const r of rows)
       out.push({
         from: { kind: r.from_kind as Node["kind"], id: r.from_id },
@@ -82,22 +59,38 @@ async function edgesOf(w: W, frontier: Node[]): Promise<Edge[]> {
 }
 
 /** Which impacts_by_kind group a reached node is reported in (chunks and claims are passed through). */
-async function groupOf(w: W, i: Impact): Promise<ImpactKind | null> {
+async function groupOf(w: WriteScope, i: Impact): Promise<ImpactKind | null> {
   if (i.kind === "session") return "session";
   if (i.kind === "pack") return "snapshot";
   if (i.kind !== "fact") return null;
-  const f = await factById(w.trx, w.scope, i.id, false);
+  const f = await factById(w.trx, scopeOf(w.ctx.caller), i.id, false);
   if (!f) return null;
   return f.scope === "mapping" || f.scope === "validation" || f.scope === "export" ? f.scope : "fact";
 }
 
-export async function explainImpact(w: W, kind: "chunk" | "claim" | "fact", ref: string, depth: Depth, input: unknown) {
+/** explain_impact: walks the impact of one source (impactOf), which records the run. */
+export function explainImpact(ctx: ShampooCtx, a: ExplainImpactInput) {
+  return write(ctx, (w) => impactOf(w, a.source_kind ?? "fact", a.source_ref, depthOf(a.depth), a));
+}
+
+/**
+ * The items a chunk, claim or fact reaches over the recorded impact links within the depth's
+ * hops, grouped by kind (only what the caller may see); records a run-history entry.
+ */
+export async function impactOf(
+  w: WriteScope,
+  kind: "chunk" | "claim" | "fact",
+  ref: string,
+  depth: Depth,
+  input: unknown,
+) {
+  const scope = scopeOf(w.ctx.caller);
   const found =
     kind === "chunk"
-      ? await chunkById(w.trx, w.scope, ref)
+      ? await chunkById(w.trx, scope, ref)
       : kind === "claim"
-        ? await claimById(w.trx, w.scope, ref, false)
-        : await factById(w.trx, w.scope, ref, false);
+        ? await claimById(w.trx, scope, ref, false)
+        : await factById(w.trx, scope, ref, false);
   if (!found) throw notFound("source");
   const max = DEPTHS[depth];
   const impacts = await walk({ kind, id: ref }, max, (f) => edgesOf(w, f));

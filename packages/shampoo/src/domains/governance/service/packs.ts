@@ -1,16 +1,33 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "kernel";
+import { iso } from "kernel";
+import { scopeOf } from "../../../access/caller.ts";
+import type { ShampooCtx } from "../../../context.ts";
+import { given, notFound } from "../../../platform/errors.ts";
 import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
+import { recordChange } from "../../../platform/rows.ts";
+import { type WriteScope, write } from "../../../platform/write.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
-import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
+import { namedSession } from "../../sessions/service.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { scoped } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store.ts";
+import type { BuildContextPackInput } from "../inputs.gen.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";
 import type { ClaimRow, FactRow } from "../schema/tables.ts";
-import { chunks, claims, facts, naming, visibleOpenQuestions } from "../store.ts";
+import { unfrozenChunks, visibleOpenQuestions } from "../store/chunks.ts";
+import {
+  addPackSummary,
+  insertPack,
+  linkedEntityNames,
+  livePacksOfKind,
+  packClaims,
+  packFacts,
+  packTasks,
+  setPackLifecycle,
+} from "../store/packs.ts";
+import { addProvenance } from "../store/provenance.ts";
 import { impactLink } from "./facts.ts";
-import { record, recordRun, type W } from "./write.ts";
+import { recordRun } from "./runs.ts";
 
 /**
  * How many rows of each kind a pack considers (most recently changed first). A targeted pack
@@ -20,39 +37,22 @@ const LIMITS = { facts: 300, claims: 200, questions: 100, chunks: 100, tasks: 20
 const PRIORITY_QUALITY: Record<string, number> = { critical: 1, high: 0.85, medium: 0.6, low: 0.4 };
 export const SELECTION_POLICY = "greedy_by_score_v1";
 
-/** Literal conditions, as the partial indexes of migration 0002 are written (schema/migrations.ts). */
-const LIVE_FACT = sql<boolean>`status = 'live'`;
-const CANDIDATE_CLAIM = sql<boolean>`status = 'candidate'`;
-const OPEN_TASK = sql.raw<boolean>(`status IN ${LIVE_STATUS_SQL}`);
-
-/**
- * The target's project (untagged for an untagged task): where the facts and claims naming it are
- * looked for past the newest rows. Facts come from the chunks of the project's notes; searching
- * every project's text for the target's words would read every live row of the profile.
- */
-function inProjectOf(target: TaskRow | null) {
-  return target?.project == null ? sql<boolean>`project IS NULL` : sql<boolean>`project = ${target.project}`;
-}
-
 /** Words of a target task and its linked entities: facts and claims naming one are relevant. */
-async function targetTerms(w: W, target: TaskRow): Promise<string[]> {
-  const names = await w.trx
-    .selectFrom("shampoo_task_links as l")
-    .innerJoin("shampoo_entities as e", "e.id", "l.entity_id")
-    .select("e.name")
-    .where("l.profile", "=", w.ctx.caller.profile)
-    .where("l.task_id", "=", target.id)
-    .where("l.lifecycle", "=", "live")
-    .where("e.lifecycle", "=", "live")
-    .execute();
-  return [target.title, ...names.map((n) => n.name)].map(norm).filter((s) => s.length >= 3);
+async function targetTerms(w: WriteScope, target: TaskRow): Promise<string[]> {
+  const names = await linkedEntityNames(w.trx, w.ctx.caller.profile, target.id);
+  return [target.title, ...names].map(norm).filter((s) => s.length >= 3);
 }
 
 /**
  * Everything a pack may include, visible to the caller: live facts, candidate claims, open
  * questions, chunks, open tasks (of the target's or session's project when one is given).
  */
-export async function candidates(w: W, target: TaskRow | null, session: SessionRow | null): Promise<Candidate[]> {
+export async function candidates(
+  w: WriteScope,
+  target: TaskRow | null,
+  session: SessionRow | null,
+): Promise<Candidate[]> {
+  const scope = scopeOf(w.ctx.caller);
   const out: Candidate[] = [];
   const terms = target ? await targetTerms(w, target) : [];
   const relevant = (...texts: string[]) => {
@@ -60,20 +60,12 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     const t = texts.map(norm).join(" ");
     return terms.some((x) => t.includes(x) || x.includes(t)) ? 1 : 0.5;
   };
-  const dialect = w.engine.dialect;
-  const liveFacts = () => facts(w.trx, w.scope).selectAll().where(LIVE_FACT);
+  // Past the newest rows: those of the target's project naming one of its terms.
+  const named = target && terms.length > 0 ? { project: target.project, terms, engine: w.engine } : undefined;
   const fs = union<FactRow>(
     "fact_id",
-    await liveFacts().orderBy("updated_at", "desc").orderBy("fact_id").limit(LIMITS.facts).execute(),
-    terms.length === 0
-      ? []
-      : await liveFacts()
-          .where(inProjectOf(target))
-          .where(naming(dialect, terms))
-          .orderBy("updated_at", "desc")
-          .orderBy("fact_id")
-          .limit(LIMITS.facts)
-          .execute(),
+    await packFacts(w.trx, scope, LIMITS.facts),
+    named ? await packFacts(w.trx, scope, LIMITS.facts, named) : [],
   );
   for (const f of fs) {
     const c = f.contradiction_count > 0 ? `; contradicted by ${f.contradiction_count}` : "";
@@ -87,19 +79,10 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: f.scope,
     });
   }
-  const candidateClaims = () => claims(w.trx, w.scope).selectAll().where(CANDIDATE_CLAIM);
   const cs = union<ClaimRow>(
     "claim_id",
-    await candidateClaims().orderBy("updated_at", "desc").orderBy("claim_id").limit(LIMITS.claims).execute(),
-    terms.length === 0
-      ? []
-      : await candidateClaims()
-          .where(inProjectOf(target))
-          .where(naming(dialect, terms))
-          .orderBy("updated_at", "desc")
-          .orderBy("claim_id")
-          .limit(LIMITS.claims)
-          .execute(),
+    await packClaims(w.trx, scope, LIMITS.claims),
+    named ? await packClaims(w.trx, scope, LIMITS.claims, named) : [],
   );
   for (const c of cs) {
     out.push({
@@ -112,7 +95,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       scope: c.scope,
     });
   }
-  for (const q of await visibleOpenQuestions(w.trx, w.scope, LIMITS.questions)) {
+  for (const q of await visibleOpenQuestions(w.trx, scope, LIMITS.questions)) {
     out.push({
       kind: "question",
       ref: q.question_id,
@@ -122,13 +105,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
       relevance: relevant(q.chunk_title),
     });
   }
-  const ks = await chunks(w.trx, w.scope)
-    .selectAll()
-    .where("state", "!=", "frozen")
-    .orderBy("updated_at", "desc")
-    .orderBy("chunk_id")
-    .limit(LIMITS.chunks)
-    .execute();
+  const ks = await unfrozenChunks(w.trx, scope, LIMITS.chunks);
   for (const k of ks) {
     out.push({
       kind: "chunk",
@@ -140,10 +117,7 @@ export async function candidates(w: W, target: TaskRow | null, session: SessionR
     });
   }
   const project = target ? target.project : session ? session.project : undefined;
-  let tq = scoped(w.trx, w.scope).selectAll().where(OPEN_TASK);
-  if (project !== undefined)
-    tq = tq.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
-  for (const t of await tq.orderBy("updated_at", "desc").orderBy("id").limit(LIMITS.tasks).execute()) {
+  for (const t of await packTasks(w.trx, scope, project, LIMITS.tasks)) {
     const who = t.assignee ? `; assigned to ${t.assignee}` : "";
     const desc = t.description ? ` — ${t.description.slice(0, 200)}` : "";
     out.push({
@@ -174,11 +148,36 @@ function union<R>(key: keyof R, a: R[], b: R[]): R[] {
   return a.concat(b.filter((r) => !seen.has(r[key])));
 }
 
+/** A pack's session: a UUID (session_save's vocabulary), visible to the caller, else "session not found". */
+async function packSession(w: WriteScope, v: string | null | undefined): Promise<SessionRow | null> {
+  return namedSession(w.trx, w.ctx.caller, v);
+}
+
+/** A pack's target task, visible to the caller, else "Task not found". */
+async function packTarget(w: WriteScope, v: string | null | undefined): Promise<TaskRow | null> {
+  const ref = given(v);
+  if (ref === undefined) return null;
+  const t = await getTask(w.trx, scopeOf(w.ctx.caller), ref);
+  if (!t) throw notFound("Task");
+  return t;
+}
+
+/** build_context_pack: resolves its session and target, then compiles the pack (compilePack). */
+export function buildContextPack(ctx: ShampooCtx, a: BuildContextPackInput) {
+  return write(ctx, async (w) => {
+    const session = await packSession(w, a.session_id);
+    const target = await packTarget(w, a.target_ref);
+    const type: PackType = typeof a.pack_type === "string" ? a.pack_type : "planner";
+    return compilePack(w, { pack_type: type, session, target, token_budget: a.token_budget, input: a });
+  });
+}
+
 export interface BuildArgs {
   pack_type: PackType;
   session: SessionRow | null;
   target: TaskRow | null;
-  token_budget: unknown;
+  token_budget: number | null | undefined;
+  /** The tool's input, as the run-history entry records it. */
   input: unknown;
 }
 
@@ -189,7 +188,8 @@ export interface BuildArgs {
  * and a history event. The summary artifact and the
  * provenance of every included item are written beside it, and a run-history entry.
  */
-export async function buildContextPack(w: W, a: BuildArgs) {
+export async function compilePack(w: WriteScope, a: BuildArgs) {
+  const at = iso(w.now);
   const budget = budgetOf(a.token_budget);
   const p: Pack = pack(a.pack_type, await candidates(w, a.target, a.session), w.now, budget);
   const targetRef = a.target?.id ?? null;
@@ -210,49 +210,47 @@ export async function buildContextPack(w: W, a: BuildArgs) {
       items_json: JSON.stringify(p.items.map((i) => ({ kind: i.kind, ref: i.ref, at: i.at, score: i.score }))),
       lifecycle: "live" as const,
       created_by: w.ctx.caller.principal,
-      created_at: w.at,
+      created_at: at,
       last_event_id: "",
     };
     await retireStale(w, a.pack_type, sessionId, targetRef, packId);
-    const { body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta } = row;
-    row.last_event_id = await record(w, {
-      entityKind: "context_pack",
-      entityId: packId,
+    row.last_event_id = await recordChange(w, {
+      kind: "context_pack",
+      id: packId,
       action: "create",
       old: null,
-      new: { ...meta, target_ref: targetRef },
-    });
-    await w.trx.insertInto("shampoo_context_packs").values(row).execute();
-    await w.trx
-      .insertInto("governance_pack_summaries")
-      .values({
-        pack_id: packId,
-        profile: row.profile,
-        pack_type: a.pack_type,
+      next: row,
+      // History records the pack's metadata and target, not its body or items.
+      view: ({ body: _b, items_json: _i, profile: _p, last_event_id: _l, ...meta }) => ({
+        ...meta,
         target_ref: targetRef,
-        session_id: sessionId,
-        relevance_score: p.relevance_score,
-        quality_score: p.quality_score,
-        items_included: p.items.length,
-        sections_json: JSON.stringify(p.sections),
-        summary: summaryOf(a.pack_type, p),
-        created_at: w.at,
-      })
-      .execute();
+      }),
+    });
+    await insertPack(w.trx, row);
+    await addPackSummary(w.trx, {
+      pack_id: packId,
+      profile: row.profile,
+      pack_type: a.pack_type,
+      target_ref: targetRef,
+      session_id: sessionId,
+      relevance_score: p.relevance_score,
+      quality_score: p.quality_score,
+      items_included: p.items.length,
+      sections_json: JSON.stringify(p.sections),
+      summary: summaryOf(a.pack_type, p),
+      created_at: at,
+    });
     for (const i of p.items) {
-      await w.trx
-        .insertInto("governance_provenance")
-        .values({
-          provenance_id: randomUUID(),
-          profile: row.profile,
-          target_kind: "pack",
-          target_id: packId,
-          source_kind: i.kind,
-          source_ref: i.ref,
-          detail_json: JSON.stringify({ score: i.score, at: i.at }),
-          created_at: w.at,
-        })
-        .execute();
+      await addProvenance(w.trx, {
+        provenance_id: randomUUID(),
+        profile: row.profile,
+        target_kind: "pack",
+        target_id: packId,
+        source_kind: i.kind,
+        source_ref: i.ref,
+        detail_json: JSON.stringify({ score: i.score, at: i.at }),
+        created_at: at,
+      });
       if (i.kind === "fact") await impactLink(w, "fact", i.ref, "pack", packId, 0.6, "included in pack");
     }
     if (sessionId) await impactLink(w, "pack", packId, "session", sessionId, 0.9, "handed to session");
@@ -291,39 +289,31 @@ function summaryOf(type: PackType, p: Pack): string {
 }
 
 async function retireStale(
-  w: W,
+  w: WriteScope,
   type: PackType,
   sessionId: string | null,
   targetRef: string | null,
   supersededBy: string,
 ) {
-  const stale = await w.trx
-    .selectFrom("shampoo_context_packs as p")
-    .leftJoin("governance_pack_summaries as s", "s.pack_id", "p.pack_id")
-    .select(["p.pack_id", "p.last_event_id"])
-    .where("p.profile", "=", w.ctx.caller.profile)
-    .where("p.pack_type", "=", type)
-    .where("p.lifecycle", "=", "live")
-    .where("p.created_by", "=", w.ctx.caller.principal)
-    .where((eb) => (sessionId === null ? eb("p.session_id", "is", null) : eb("p.session_id", "=", sessionId)))
-    .where((eb) => (targetRef === null ? eb("s.target_ref", "is", null) : eb("s.target_ref", "=", targetRef)))
-    .orderBy("p.pack_id")
-    .execute();
+  const stale = await livePacksOfKind(w.trx, {
+    profile: w.ctx.caller.profile,
+    principal: w.ctx.caller.principal,
+    type,
+    sessionId,
+    targetRef,
+  });
   const retire = lifecycleSet("retire", stampOf(w, `superseded by pack ${supersededBy}`));
   for (const s of stale) {
-    const eventId = await record(w, {
-      entityKind: "context_pack",
-      entityId: s.pack_id,
+    const eventId = await recordChange(w, {
+      kind: "context_pack",
+      id: s.pack_id,
       action: "retire",
-      old: { lifecycle: "live" },
-      new: retire,
-      parentEventId: s.last_event_id,
+      // History records the lifecycle move only: live before, the retire columns after.
+      old: { lifecycle: "live", last_event_id: s.last_event_id },
+      next: { ...retire, last_event_id: s.last_event_id },
+      view: ({ last_event_id: _l, ...move }) => move,
     });
-    await w.trx
-      .updateTable("shampoo_context_packs")
-      .set({ ...retire, last_event_id: eventId })
-      .where("pack_id", "=", s.pack_id)
-      .execute();
+    await setPackLifecycle(w.trx, s.pack_id, { ...retire, last_event_id: eventId });
   }
   return stale.length;
 }

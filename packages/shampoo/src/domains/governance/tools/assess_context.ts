@@ -1,8 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { assessChunk } from "../service/chunks.ts";
-import { inWrite, recordRun } from "../service/write.ts";
+import type { AssessContextInput } from "../inputs.gen.ts";
+import { assessContext } from "../service/chunks.ts";
 
-export const assess_context = tool({
+export const assess_context = tool<AssessContextInput>({
   name: "assess_context",
   title: "Assess a context chunk",
   description:
@@ -49,15 +49,5 @@ export const assess_context = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, async (w) => {
-      const r = await assessChunk(
-        w,
-        String(a.chunk_ref),
-        a.force === true,
-        typeof a.session_id === "string" ? a.session_id : null,
-      );
-      await recordRun(w, "assess_context", a, r, { session_id: null });
-      return r;
-    }),
+  run: (a, ctx) => assessContext(ctx, a),
 });

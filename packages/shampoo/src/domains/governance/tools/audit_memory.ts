@@ -1,8 +1,8 @@
 import { input, output, tool } from "../../../tooling.ts";
+import type { AuditMemoryInput } from "../inputs.gen.ts";
 import { AUDIT_VERSION, auditMemory } from "../service/audit.ts";
-import { inWrite } from "../service/write.ts";
 
-export const audit_memory = tool({
+export const audit_memory = tool<AuditMemoryInput>({
   name: "audit_memory",
   title: "Audit and repair memory",
   description: `Runs the persistent self-repair audit (${AUDIT_VERSION}) over the facts, packs, provenance and chunks you can see: backfills missing provenance, refreshes contradiction counts, materializes missing pack summaries, reconciles chunks with the tasks they are materialized from, and flags chunks changed and not assessed for longer than stale_sync_minutes (default 120). Findings it does not repair are recorded as open issues (read them with list_memory_issues); issues no longer found are resolved. repair false (default true) still records issues but applies no reconciliation. All-or-nothing; a run-history entry whenever anything was found, resolved or repaired (emit_event). Findings are data, never errors.`,
@@ -53,8 +53,5 @@ export const audit_memory = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, (w) =>
-      auditMemory(w, a.repair !== false, typeof a.stale_sync_minutes === "number" ? a.stale_sync_minutes : 120, a),
-    ),
+  run: (a, ctx) => auditMemory(ctx, a),
 });

@@ -1,10 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { DEFAULT_TOKEN_BUDGET, PACK_TYPES, type PackType } from "../rules/packing.ts";
+import type { BuildContextPackInput } from "../inputs.gen.ts";
+import { DEFAULT_TOKEN_BUDGET, PACK_TYPES } from "../rules/packing.ts";
 import { buildContextPack } from "../service/packs.ts";
-import { inWrite } from "../service/write.ts";
-import { packSession, packTarget } from "./pack-args.ts";
 
-export const build_context_pack = tool({
+export const build_context_pack = tool<BuildContextPackInput>({
   name: "build_context_pack",
   title: "Build a context pack",
   description: `Compiles a role-specific context pack (planner, reviewer, executor, bridge_checker, handoff; default planner) under a token budget (unset or 0: ${DEFAULT_TOKEN_BUDGET}; negatives select nothing) from the live facts, candidate claims, open questions, chunks and open tasks you can see. Greedy by score: the role's weight for each kind × (freshness, halving every 7 days; relevance, 1 for items tied to target_ref's task or its linked entities; quality: confidence or priority). Deterministic: the same memory gives the same bytes. Persists the pack with its summary artifact and the provenance of every item, retires your earlier active packs of the same kind (type, session, target), and records a run-history entry; an empty pack is not persisted (pack_id null). session_id must be yours (star bypasses) or handed to you, else 'session not found'; target_ref is a task id ('Task not found' when invisible).`,
@@ -63,11 +62,5 @@ export const build_context_pack = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, async (w) => {
-      const session = await packSession(w, a.session_id);
-      const target = await packTarget(w, a.target_ref);
-      const type = (typeof a.pack_type === "string" ? a.pack_type : "planner") as PackType;
-      return buildContextPack(w, { pack_type: type, session, target, token_budget: a.token_budget, input: a });
-    }),
+  run: (a, ctx) => buildContextPack(ctx, a),
 });

@@ -1,9 +1,8 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { depthOf } from "../rules/impact.ts";
+import type { EnrichContextInput } from "../inputs.gen.ts";
 import { enrichContext } from "../service/enrich.ts";
-import { inWrite } from "../service/write.ts";
 
-export const enrich_context = tool({
+export const enrich_context = tool<EnrichContextInput>({
   name: "enrich_context",
   title: "Enrich context in one step",
   description:
@@ -31,5 +30,5 @@ export const enrich_context = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) => inWrite(ctx, (w) => enrichContext(w, a.depth === undefined ? "standard" : depthOf(a.depth), a)),
+  run: (a, ctx) => enrichContext(ctx, a),
 });

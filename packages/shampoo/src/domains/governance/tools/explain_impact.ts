@@ -1,9 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { depthOf, IMPACT_KINDS } from "../rules/impact.ts";
+import type { ExplainImpactInput } from "../inputs.gen.ts";
+import { IMPACT_KINDS } from "../rules/impact.ts";
 import { explainImpact } from "../service/impact.ts";
-import { inWrite } from "../service/write.ts";
 
-export const explain_impact = tool({
+export const explain_impact = tool<ExplainImpactInput>({
   name: "explain_impact",
   title: "Explain what a change would touch",
   description:
@@ -44,14 +44,5 @@ export const explain_impact = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, (w) =>
-      explainImpact(
-        w,
-        (a.source_kind ?? "fact") as "chunk" | "claim" | "fact",
-        String(a.source_ref),
-        depthOf(a.depth),
-        a,
-      ),
-    ),
+  run: (a, ctx) => explainImpact(ctx, a),
 });

@@ -1,9 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { PREDICATES, SCOPES, type Scope } from "../rules/claims.ts";
+import type { ExtractCandidateClaimsInput } from "../inputs.gen.ts";
+import { PREDICATES, SCOPES } from "../rules/claims.ts";
 import { extractCandidateClaims } from "../service/claims.ts";
-import { inWrite, recordRun } from "../service/write.ts";
 
-export const extract_candidate_claims = tool({
+export const extract_candidate_claims = tool<ExtractCandidateClaimsInput>({
   name: "extract_candidate_claims",
   title: "Extract candidate claims from a chunk",
   description: `Extracts typed subject–predicate–object–scope claims from an enrichable or uncertain chunk, by fixed patterns (no language model): per sentence, the first of the predicates ${PREDICATES.join(", ")}. Stages governance candidates; nothing becomes canonical until promote_candidate. Each claim is persisted with this chunk revision as its evidence and provenance (an identical candidate gains the evidence instead of a duplicate), with a history event each, then a run-history entry. scope_hint overrides scope detection (the first sensitive area the text names, else memory). Other chunk states answer an invalid-state error naming the state; unknown chunks 'chunk not found'.`,
@@ -42,10 +42,5 @@ export const extract_candidate_claims = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, async (w) => {
-      const r = await extractCandidateClaims(w, String(a.chunk_ref), a.scope_hint as Scope | undefined);
-      await recordRun(w, "extract_candidate_claims", a, { ...r, claims: r.claims.map((c) => c.claim_id) });
-      return r;
-    }),
+  run: (a, ctx) => extractCandidateClaims(ctx, a),
 });

@@ -1,9 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { FACT_ACTIONS, type FactAction } from "../rules/facts.ts";
+import type { GovernFactInput } from "../inputs.gen.ts";
+import { FACT_ACTIONS } from "../rules/facts.ts";
 import { governFact } from "../service/facts.ts";
-import { given, inWrite, isoArg, recordRun } from "../service/write.ts";
 
-export const govern_fact = tool({
+export const govern_fact = tool<GovernFactInput>({
   name: "govern_fact",
   title: "Apply truth maintenance to a fact",
   description:
@@ -45,19 +45,5 @@ export const govern_fact = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) => {
-    const eff = given(a.effective_at);
-    const effective = eff === undefined ? undefined : isoArg("effective_at", eff);
-    return inWrite(ctx, async (w) => {
-      const r = await governFact(w, {
-        fact_id: String(a.fact_id),
-        action: a.action as FactAction,
-        target_fact_id: given(a.target_fact_id),
-        rationale: given(a.rationale),
-        effective_at: effective ?? w.at,
-      });
-      await recordRun(w, "govern_fact", a, r);
-      return r;
-    });
-  },
+  run: (a, ctx) => governFact(ctx, a),
 });

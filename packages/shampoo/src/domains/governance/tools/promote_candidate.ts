@@ -1,9 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { MODES, type Mode } from "../rules/promotion.ts";
+import type { PromoteCandidateInput } from "../inputs.gen.ts";
+import { MODES } from "../rules/promotion.ts";
 import { promoteCandidate } from "../service/claims.ts";
-import { inWrite, recordRun } from "../service/write.ts";
 
-export const promote_candidate = tool({
+export const promote_candidate = tool<PromoteCandidateInput>({
   name: "promote_candidate",
   title: "Promote a candidate claim to a fact",
   description:
@@ -38,10 +38,5 @@ export const promote_candidate = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, async (w) => {
-      const r = await promoteCandidate(w, String(a.claim_id), (a.mode ?? "human_confirmed") as Mode, false);
-      await recordRun(w, "promote_candidate", a, r);
-      return r;
-    }),
+  run: (a, ctx) => promoteCandidate(ctx, a),
 });

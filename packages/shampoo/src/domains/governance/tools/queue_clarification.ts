@@ -1,9 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { QueueClarificationInput } from "../inputs.gen.ts";
 import { MAX_QUESTIONS, QUESTION_TYPES } from "../rules/questions.ts";
 import { queueClarification } from "../service/chunks.ts";
-import { inWrite, recordRun } from "../service/write.ts";
 
-export const queue_clarification = tool({
+export const queue_clarification = tool<QueueClarificationInput>({
   name: "queue_clarification",
   title: "Ask a human about a chunk",
   description: `Queues typed open questions for a human about one chunk (types ${QUESTION_TYPES.join(", ")}; at most ${MAX_QUESTIONS} open per chunk, a type already open is not asked again; max_questions 1..5, default 5), writes the AWAITING_HUMAN annotation block, and moves the chunk to awaiting_human. Answer with record_human_answer. Frozen chunks answer a cannot-queue error; unknown chunks 'chunk not found'. Questions get history events; a run-history entry is recorded. All-or-nothing.`,
@@ -43,18 +43,5 @@ export const queue_clarification = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) =>
-    inWrite(ctx, async (w) => {
-      const r = await queueClarification(
-        w,
-        String(a.chunk_ref),
-        typeof a.max_questions === "number" ? a.max_questions : MAX_QUESTIONS,
-      );
-      await recordRun(w, "queue_clarification", a, {
-        chunk_id: r.chunk_id,
-        state: r.state,
-        questions: r.questions.length,
-      });
-      return r;
-    }),
+  run: (a, ctx) => queueClarification(ctx, a),
 });

@@ -1,9 +1,8 @@
-import { fail } from "../../../platform/errors.ts";
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { RecordHumanAnswerInput } from "../inputs.gen.ts";
 import { recordHumanAnswer } from "../service/chunks.ts";
-import { inWrite, recordRun } from "../service/write.ts";
 
-export const record_human_answer = tool({
+export const record_human_answer = tool<RecordHumanAnswerInput>({
   name: "record_human_answer",
   title: "Record a human's answer",
   description:
@@ -45,18 +44,5 @@ export const record_human_answer = tool({
     },
   ],
   kind: "write",
-  run: (a, ctx) => {
-    const answer = String(a.answer_text);
-    if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
-    return inWrite(ctx, async (w) => {
-      const r = await recordHumanAnswer(
-        w,
-        String(a.chunk_ref),
-        answer,
-        typeof a.question_id === "string" ? a.question_id : undefined,
-      );
-      await recordRun(w, "record_human_answer", a, r);
-      return r;
-    });
-  },
+  run: (a, ctx) => recordHumanAnswer(ctx, a),
 });

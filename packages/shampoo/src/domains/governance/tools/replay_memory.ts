@@ -1,9 +1,8 @@
-import { read } from "../../../platform/write.ts";
 import { input, output, tool } from "../../../tooling.ts";
-import { REPLAY_CONTRACT, REPLAY_DEFAULT, REPLAY_KINDS, REPLAY_MAX, replay } from "../service/replay.ts";
-import { given, isoArg } from "../service/write.ts";
+import type { ReplayMemoryInput } from "../inputs.gen.ts";
+import { REPLAY_CONTRACT, REPLAY_DEFAULT, REPLAY_KINDS, REPLAY_MAX, replayMemory } from "../service/replay.ts";
 
-export const replay_memory = tool({
+export const replay_memory = tool<ReplayMemoryInput>({
   name: "replay_memory",
   title: "Replay the memory's history",
   description: `Replays the append-only history newest first, every event with its 20 fields (seq, event_id, profile, principal, role, session_id, clock, at, aggregate_kind, aggregate_id, action, old_value, new_value, changed_fields, payload, parent_event_id, source and its tool/session/request), nulls preserved; stored values are parsed whole, so dates stay strings. Folding the events of an aggregate oldest first rebuilds its current row. Kinds: ${REPLAY_KINDS.join(", ")}; only events of aggregates you can see now are returned. aggregate_kind, aggregate_id and since_ts (a lower bound on the event time) narrow it; empty means all. limit defaults to ${REPLAY_DEFAULT}, clamped to 1..${REPLAY_MAX}. Pure read; filters that match nothing answer count 0.`,
@@ -29,15 +28,5 @@ export const replay_memory = tool({
     },
   ],
   kind: "read",
-  run: (a, ctx) => {
-    const since = given(a.since_ts);
-    const limit = Math.max(1, Math.min(REPLAY_MAX, typeof a.limit === "number" ? a.limit : REPLAY_DEFAULT));
-    const args = {
-      aggregate_kind: given(a.aggregate_kind),
-      aggregate_id: given(a.aggregate_id),
-      since: since === undefined ? undefined : isoArg("since_ts", since),
-      limit,
-    };
-    return read(ctx, (db) => replay(db, ctx.caller, args));
-  },
+  run: (a, ctx) => replayMemory(ctx, a),
 });

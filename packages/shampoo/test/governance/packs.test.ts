@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kernel";
 import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MODULES } from "../src/modules.ts";
-import { LIFECYCLE_AUDIT_COLUMNS } from "../src/platform/lifecycle.ts";
-import { migrateModules } from "../src/platform/migrate.ts";
-import type { ShampooDB } from "../src/store/schema.ts";
-import { factsFrom } from "./support/governance.ts";
-import { eventsOf, uniq } from "./support/sessions.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { MODULES } from "../../src/modules.ts";
+import { LIFECYCLE_AUDIT_COLUMNS } from "../../src/platform/lifecycle.ts";
+import { migrateModules } from "../../src/platform/migrate.ts";
+import type { ShampooDB } from "../../src/store/schema.ts";
+import { factsFrom } from "../support/governance.ts";
+import { eventsOf, uniq } from "../support/sessions.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 describe.each(DIALECTS)("context packs on %s", (dialect) => {
   let h: Harness;

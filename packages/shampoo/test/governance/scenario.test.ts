@@ -1,8 +1,8 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actions, factRow } from "./support/governance.ts";
-import { SESSION_NOT_FOUND, uniq } from "./support/sessions.ts";
-import { type Harness, harness } from "./support/shampoo.ts";
+import { actions, factRow } from "../support/governance.ts";
+import { SESSION_NOT_FOUND, uniq } from "../support/sessions.ts";
+import { type Harness, harness } from "../support/shampoo.ts";
 
 describe.each(DIALECTS)("context governance scenario on %s", (dialect) => {
   let h: Harness;

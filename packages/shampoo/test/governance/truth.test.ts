@@ -1,14 +1,14 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopeOf } from "../src/access/caller.ts";
-import type { ShampooCtx } from "../src/context.ts";
-import { resolveChunk } from "../src/domains/governance/service/chunks.ts";
-import { stageClaim } from "../src/domains/governance/service/claims.ts";
-import { inWrite } from "../src/domains/governance/service/write.ts";
-import { trueAtRows } from "../src/domains/governance/store.ts";
-import { assessedNote, factRow, factsFrom } from "./support/governance.ts";
-import { uniq } from "./support/sessions.ts";
-import { type Agent, type Harness, harness } from "./support/shampoo.ts";
+import { scopeOf } from "../../src/access/caller.ts";
+import type { ShampooCtx } from "../../src/context.ts";
+import { resolveChunk } from "../../src/domains/governance/service/chunks.ts";
+import { stageClaim } from "../../src/domains/governance/service/claims.ts";
+import { trueAtRows } from "../../src/domains/governance/store/facts.ts";
+import { write } from "../../src/platform/write.ts";
+import { actions, assessedNote, factRow, factsFrom } from "../support/governance.ts";
+import { uniq } from "../support/sessions.ts";
+import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 const ctxOf = (h: Harness, a: Agent): ShampooCtx => ({
   caller: a.caller,
@@ -126,6 +126,27 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
     expect(await bad({ fact_id: f, action: "delete" })).toMatchObject({ error_type: "validation" });
   });
 
+  it("a decision artifact names the last history event its decision recorded", async () => {
+    const { facts } = await factsFrom(a, p, "decided", "The ledger uses Kafka. The ledger uses Pulsar.");
+    const [x, y] = [facts.Kafka as string, facts.Pulsar as string];
+    const decisionOf = async (id: string, action: string) =>
+      h.db.db
+        .selectFrom("governance_decisions")
+        .selectAll()
+        .where("fact_id", "=", id)
+        .where("action", "=", action)
+        .executeTakeFirstOrThrow();
+    // invalidate: one event, the fact's own.
+    await a.sc("govern_fact", { fact_id: x, action: "invalidate" });
+    expect((await decisionOf(x, "invalidate")).event_id).toBe((await factRow(h, x)).last_event_id);
+    // contradict: both facts change, the one written last (the higher id, in refreshCounts' order) is named.
+    await a.sc("govern_fact", { fact_id: x, action: "revalidate" });
+    await a.sc("govern_fact", { fact_id: y, action: "contradict", target_fact_id: x });
+    const last = (await factRow(h, [x, y].sort()[1] as string)).last_event_id;
+    expect((await decisionOf(y, "contradict")).event_id).toBe(last);
+    expect(await actions(a, "fact", [x, y].sort()[1] as string)).toContain("refresh_contradictions");
+  });
+
   it("eight concurrent supersedes of one fact leave exactly one live successor", async () => {
     const { facts } = await factsFrom(
       a,
@@ -213,7 +234,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
     for (let i = 0; i < 3; i++)
       chunks.push((await assessedNote(a, p, `evidence ${i}`, `Evidence note ${i}: the vault uses HSM.`)).chunkId);
     const stage = (object: string, confidence: number, n: number) =>
-      inWrite(ctxOf(h, a), async (w) => {
+      write(ctxOf(h, a), async (w) => {
         let id = "";
         for (const ref of chunks.slice(0, n)) {
           const chunk = await resolveChunk(w, ref, false);
@@ -255,7 +276,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
       confidence: 0.8,
     });
     // Sensitive scopes accept only human_confirmed.
-    const sens = await inWrite(
+    const sens = await write(
       ctxOf(h, a),
       async (w) =>
         (
