@@ -167,6 +167,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       createMcpServer(opts.mcp, {
         sessionId: "stateless",
         transport: "http",
+        ...(ctx.requestInfo ? { url: ctx.requestInfo.url } : {}),
         ...(ctx.authInfo ? { auth: ctx.authInfo as SessionSeed["auth"] & object } : {}),
       }),
     { legacy: "reject", maxRequestBodySize: opts.maxRequestBytes, onerror },
@@ -261,6 +262,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       const seed: SessionSeed = {
         sessionId: minted.nonce,
         transport: "http",
+        url: c.req.url,
         ...(clientInfo ? { clientInfo } : {}),
         ...(auth ? { auth } : {}),
       };
@@ -274,6 +276,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
     const seed: SessionSeed = {
       sessionId: claims.n,
       transport: "http",
+      url: c.req.url,
       ...(claims.c ? { clientInfo: claims.c } : {}),
       ...(auth ? { auth } : {}),
     };
