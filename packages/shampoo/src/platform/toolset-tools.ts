@@ -21,7 +21,7 @@ const STATUS = {
   properties: {
     name: { type: "string" },
     description: { type: "string" },
-    tools: { type: "integer", description: "tools of it you may use" },
+    tools: { type: "integer" },
     enabled: { type: "boolean" },
   },
 };
@@ -30,7 +30,7 @@ export const list_toolsets = tool<Record<string, never>>({
   name: LIST_TOOLSETS,
   title: "List toolsets",
   description:
-    "The toolsets (categories of tools) you may use, and which are on in this session. Turn one on with enable_toolset.",
+    "The toolsets (categories of tools) you may use: tools you may use in each, and whether it is on. Turn one on with enable_toolset.",
   kind: "read",
   inputSchema: input({}),
   outputSchema: output({
@@ -38,7 +38,7 @@ export const list_toolsets = tool<Record<string, never>>({
     required: ["toolsets", "can_enable", "how_to_widen"],
     properties: {
       toolsets: { type: "array", items: STATUS },
-      can_enable: { type: "boolean", description: "enable_toolset works in this session" },
+      can_enable: { type: "boolean" },
       how_to_widen: { type: "string" },
     },
   }),
@@ -53,7 +53,7 @@ export const enable_toolset = tool<{ toolset: string }>({
   name: ENABLE_TOOLSET,
   title: "Enable a toolset",
   description:
-    "Turn on a toolset (see list_toolsets, or all) for the rest of this session; tools/list then shows its tools (notifications/tools/list_changed). Only toolsets you are allowed.",
+    "Turns on a toolset (a name from list_toolsets, or all) for the rest of this session: its tools you may use are then listed (notifications/tools/list_changed).",
   kind: "idempotent",
   inputSchema: input({ toolset: { type: "string", minLength: 1, maxLength: 64 } }, ["toolset"]),
   outputSchema: output({
@@ -61,8 +61,8 @@ export const enable_toolset = tool<{ toolset: string }>({
     required: ["toolset", "added", "not_allowed"],
     properties: {
       toolset: { type: "string" },
-      added: { type: "array", items: { type: "string" }, description: "tools now listed that were not" },
-      not_allowed: { type: "array", items: { type: "string" }, description: "its tools you may not use" },
+      added: { type: "array", items: { type: "string" } },
+      not_allowed: { type: "array", items: { type: "string" } },
     },
   }),
   examples: [{ title: "turn on links", input: { toolset: "links" } }],
