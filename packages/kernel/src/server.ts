@@ -58,7 +58,10 @@ export interface McpServerOptions<Ctx> {
    * ToolSelectionError (e.g. a bad selection in the URL): the request is then answered -32602.
    */
   listFilter?(session: SessionInfo): ((name: string) => boolean) | undefined;
-  /** Declare `tools.listChanged`: the product sends it when a session's tool list changes. */
+  /**
+   * Declare `tools.listChanged` on 2025-era instances: the product sends it when a session's tool
+   * list changes. A 2026-07-28 instance has no session whose list could change, so never declares it.
+   */
   toolsListChanged?: boolean;
   /** Builds the per-call context from the session. */
   context(session: SessionInfo): Ctx | Promise<Ctx>;
@@ -78,6 +81,8 @@ export interface SessionSeed {
   auth?: SessionInfo["auth"];
   /** The HTTP request's URL. */
   url?: string;
+  /** The era this instance serves (the SDK's factory context): a 2026-07-28 one never says list_changed. */
+  era?: "legacy" | "modern";
 }
 
 /**
@@ -125,7 +130,7 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
     { name: opts.name, version: opts.version },
     {
       capabilities: {
-        tools: { listChanged: opts.toolsListChanged === true },
+        tools: { listChanged: opts.toolsListChanged === true && seed.era !== "modern" },
         logging: {},
         ...(opts.resources ? { resources: { listChanged: false } } : {}),
       },

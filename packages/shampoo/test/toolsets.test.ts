@@ -251,6 +251,8 @@ describe("over HTTP", () => {
     await client.connect(
       new ModernHttp(url, { requestInit: { headers: { authorization: "Bearer token-of-anna-0123456789" } } }),
     );
+    // No session whose list could change: the capability is not declared on this era.
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
     const listed = (await client.listTools()).tools.map((t) => t.name);
     expect(listed).toEqual(["list_toolsets", ...ALL.filter((n) => parseProfile(["tasks", "links"], MODULES).has(n))]);
     const ts = await client.callTool({ name: "list_toolsets", arguments: {} });

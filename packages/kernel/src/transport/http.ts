@@ -167,13 +167,14 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       createMcpServer(opts.mcp, {
         sessionId: "stateless",
         transport: "http",
+        era: "modern",
         ...(ctx.requestInfo ? { url: ctx.requestInfo.url } : {}),
         ...(ctx.authInfo ? { auth: ctx.authInfo as SessionSeed["auth"] & object } : {}),
       }),
     { legacy: "reject", maxRequestBodySize: opts.maxRequestBytes, onerror },
   );
   const legacy = (seed: SessionSeed) =>
-    legacyStatelessFallback(() => createMcpServer(opts.mcp, seed), onerror, {
+    legacyStatelessFallback(() => createMcpServer(opts.mcp, { ...seed, era: "legacy" }), onerror, {
       maxRequestBodySize: opts.maxRequestBytes,
     });
 

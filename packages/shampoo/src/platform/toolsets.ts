@@ -1,4 +1,4 @@
-import { DomainError, type SessionInfo, ToolSelectionError } from "kernel";
+import { DomainError, MODERN_PROTOCOL_VERSIONS, type SessionInfo, ToolSelectionError } from "kernel";
 import type { Caller } from "../access/caller.ts";
 import type { Module } from "./module.ts";
 import { intersect, ProfileError, parseProfile, type ToolProfile } from "./profiles.ts";
@@ -13,7 +13,7 @@ import { intersect, ProfileError, parseProfile, type ToolProfile } from "./profi
  * - start: what a session begins with: the endpoint URL's `?toolsets=` (HTTP, both eras), else the
  *   allowance when a flag or config entry names one, else the server's default (startWith).
  * - enabled: start plus what `enable_toolset` added in this session (stdio: the process; 2025
- *   HTTP: the Mcp-Session-Id). A 2026-07-28 HTTP request has no session: it sees its start.
+ *   HTTP: the Mcp-Session-Id). A 2026-07-28 request has no session: it sees its start.
  *
  * The two meta-tools are listed (first) only while a session starts narrower than its allowance:
  * `list_toolsets` always then, `enable_toolset` where there is a session to widen.
@@ -23,8 +23,12 @@ export const LIST_TOOLSETS = "list_toolsets";
 export const ENABLE_TOOLSET = "enable_toolset";
 export const META_TOOLS: ReadonlySet<string> = new Set([LIST_TOOLSETS, ENABLE_TOOLSET]);
 
-/** A session has no state across requests on the 2026-07-28 HTTP leg. */
-const STATELESS = "stateless";
+/**
+ * 2026-07-28 has no session (its HTTP requests arrive as "stateless"; over stdio too, a list change
+ * would be news for subscriptions/listen only): nothing is enabled for later requests there.
+ */
+const sessionless = (s: SessionInfo) =>
+  s.sessionId === "stateless" || (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(s.protocolVersion ?? "");
 /** Sessions whose enabled toolsets are remembered (oldest forgotten first): memory stays bounded. */
 const MAX_SESSIONS = 10_000;
 
@@ -57,7 +61,7 @@ export interface ToolsetStatus {
 /** What one request's session may see and do with its toolsets (ShampooCtx.toolsets). */
 export interface ToolsetView {
   visible(name: string): boolean;
-  /** Whether enable_toolset can widen this session (stdio, 2025 HTTP; not 2026-07-28 HTTP). */
+  /** Whether enable_toolset can widen this session (2025 era: stdio, HTTP; not 2026-07-28). */
   readonly sessionful: boolean;
   list(): ToolsetStatus[];
   enable(name: string): Promise<{ added: string[]; notAllowed: string[] }>;
@@ -102,7 +106,7 @@ export class Toolsets {
     const fromUrl = this.#fromUrl(session.url, allowance, caller.principal);
     const start =
       fromUrl ?? (explicit || !this.startWith ? allowance : (intersect(this.startWith, allowance) ?? allowance));
-    const sessionful = session.sessionId !== STATELESS;
+    const sessionful = !sessionless(session);
     const key = `${caller.principal}\u0000${session.sessionId}`;
     const enabled = (): ReadonlySet<string> => {
       const added = sessionful ? this.#enabled.get(key) : undefined;
