@@ -3,14 +3,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer, type HttpHandle, ManualClock, serveHttp } from "kernel";
+import { createMcpServer, type HttpHandle, ManualClock, type SessionInfo, serveHttp, ToolSelectionError } from "kernel";
 import { openTestDatabase } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, makeCaller } from "../src/access/caller.ts";
 import { LIMITS, migrateShampoo, type Shampoo, shampooOn, TOOLS } from "../src/app.ts";
 import { MODULES } from "../src/modules.ts";
 import { parseProfile } from "../src/platform/profiles.ts";
-import { DEFAULT_TOOLSETS } from "../src/platform/toolsets.ts";
+import { DEFAULT_TOOLSETS, Toolsets } from "../src/platform/toolsets.ts";
 import type { ShampooDB } from "../src/store/schema.ts";
 
 /**
@@ -156,6 +156,51 @@ describe("enable_toolset in a session", () => {
     expect(await names(client)).toEqual(before);
     expect(changed).toHaveLength(0);
     await client.close();
+  });
+});
+
+describe("toolsets= in the endpoint URL", () => {
+  const toolsets = new Toolsets(MODULES, undefined, DEFAULT);
+  const at = (query: string): SessionInfo => ({
+    sessionId: "s",
+    transport: "http",
+    clientInfo: () => undefined,
+    log: async () => {},
+    url: `http://127.0.0.1:1/mcp${query}`,
+  });
+  /** The catalog tools a request at this URL sees (the meta-tools are checked elsewhere). */
+  const seen = (query: string, caller = agent("ann")) => ALL.filter(toolsets.view(at(query), caller).visible);
+
+  it("picks toolsets or tools; all is the whole allowance; empty items are ignored", () => {
+    expect(seen("?toolsets=links")).toEqual(ALL.filter((n) => parseProfile(["links"], MODULES).has(n)));
+    expect(seen("?toolsets=all,")).toEqual(ALL);
+    expect(seen("?toolsets=all", agent("tess", ["tasks"]))).toEqual(
+      ALL.filter((n) => parseProfile(["tasks"], MODULES).has(n)),
+    );
+    expect(seen("?toolsets=session_save&toolsets=tasks")).toContain("session_save");
+    expect(seen("")).toEqual(ALL.filter((n) => DEFAULT.has(n)));
+  });
+
+  it("refuses a typo, an empty selection and anything beyond the allowance, naming what is valid", () => {
+    expect(() => seen("?toolsets=tasks,grpah")).toThrow(ToolSelectionError);
+    expect(() => seen("?toolsets=tasks,grpah")).toThrow(
+      'unknown category or tool "grpah" (categories: all, tasks, graph',
+    );
+    expect(() => seen("?toolsets=,")).toThrow("toolsets= in the endpoint URL names no toolset");
+    expect(() => seen("?toolsets=graph", agent("tess", ["tasks"]))).toThrow(
+      "asks for graph, which tess may not use (allowed: tasks)",
+    );
+  });
+
+  it("list_toolsets: a toolset none of whose tools the caller may use is never on", () => {
+    const view = toolsets.view(at(""), agent("tess", ["tasks", "session_save"]));
+    expect(view.list()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "tasks", tools: parseProfile(["tasks"], MODULES).size, enabled: true }),
+        expect.objectContaining({ name: "sessions", tools: 1, enabled: true }),
+        expect.objectContaining({ name: "graph", tools: 0, enabled: false }),
+      ]),
+    );
   });
 });
 

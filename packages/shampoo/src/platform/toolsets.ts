@@ -121,7 +121,8 @@ export class Toolsets {
         const on = enabled();
         return this.catalog.map((t) => {
           const allowed = t.tools.filter((n) => allowance.has(n));
-          return { name: t.name, description: t.description, tools: allowed.length, enabled: has(on, allowed) };
+          const enabled = allowed.length > 0 && has(on, allowed);
+          return { name: t.name, description: t.description, tools: allowed.length, enabled };
         });
       },
       enable: async (name) => {
@@ -162,12 +163,12 @@ export class Toolsets {
     if (!url?.includes("toolsets=")) return undefined;
     const words = new URL(url).searchParams.getAll("toolsets");
     if (words.length === 0) return undefined;
-    const items = words.flatMap((w) => w.split(",")).map((w) => w.trim());
+    const items = words.flatMap((w) => w.split(",").map((x) => x.trim())).filter((w) => w !== "");
+    if (items.length === 0) throw new ToolSelectionError("toolsets= in the endpoint URL names no toolset");
     const rest = items.filter((w) => w !== "all");
-    if (rest.length < items.length && rest.length === 0) return allowance;
-    let asked: ToolProfile;
+    let asked: ToolProfile = new Set();
     try {
-      asked = parseProfile(rest, this.modules, "toolsets= in the endpoint URL");
+      if (rest.length > 0) asked = parseProfile(rest, this.modules, "toolsets= in the endpoint URL");
     } catch (e) {
       if (e instanceof ProfileError) throw new ToolSelectionError(e.message);
       throw e;
@@ -179,7 +180,7 @@ export class Toolsets {
           `(allowed: ${this.#describe(allowance)})`,
       );
     }
-    return rest.length < items.length ? allowance : asked;
+    return items.includes("all") ? allowance : asked;
   }
 
   /** An allowance in words: its whole toolsets by name, then any single tools. */
