@@ -1,6 +1,7 @@
 /**
- * The size of SHAMPOO's tools/list per tool profile (issue 14 §5): what a host has to carry in its
- * context before the first call. Measured through the real MCP server over the in-memory linked
+ * The size of SHAMPOO's tools/list per tool profile (issue 14 §5) and of `shampoo serve`'s default
+ * (no --tools: the default toolsets plus list_toolsets / enable_toolset, issue 22): what a host has
+ * to carry in its context before the first call. Measured through the real MCP server over the in-memory linked
  * transport: characters of the JSON-RPC result, and tokens estimated at 4 characters each (the
  * usual rule of thumb for English and JSON; a host's own tokenizer gives somewhat different
  * counts, the ratios between profiles hold).
@@ -14,9 +15,12 @@ import { createMcpServer } from "kernel";
 import { openShampoo } from "shampoo/app.ts";
 import { MODULES } from "shampoo/modules.ts";
 import { parseProfile } from "shampoo/platform/profiles.ts";
+import { DEFAULT_TOOLSETS } from "shampoo/platform/toolsets.ts";
 import { type Benchmark, dateStamp, fmt, log, machineInfo, machineLine, markdownTable, writeResults } from "./lib.ts";
 
+/** The spec "default" is `shampoo serve` with no --tools. */
 const PROFILES: Array<[string, string]> = [
+  ["default (no --tools)", "default"],
   ["all", "all"],
   ["tasks", "tasks"],
   ["graph", "graph"],
@@ -33,7 +37,11 @@ const PROFILES: Array<[string, string]> = [
 
 async function listSize(words: string): Promise<{ tools: number; chars: number }> {
   const dir = mkdtempSync(join(tmpdir(), "bench-profiles-"));
-  const s = await openShampoo({ db: join(dir, "s.db"), tools: parseProfile([words], MODULES) });
+  const s = await openShampoo(
+    words === "default"
+      ? { db: join(dir, "s.db"), startWith: parseProfile([...DEFAULT_TOOLSETS], MODULES) }
+      : { db: join(dir, "s.db"), tools: parseProfile([words], MODULES) },
+  );
   try {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await createMcpServer(s.mcp, { sessionId: "bench", transport: "memory" }).connect(b);
@@ -58,12 +66,13 @@ export const benchmark: Benchmark = {
       const { tools, chars } = await listSize(spec);
       rows.push({ profile, spec, tools, chars, tokens: Math.round(chars / 4) });
     }
-    const all = rows[0]?.chars ?? Number.NaN;
+    const all = rows.find((r) => r.spec === "all")?.chars ?? Number.NaN;
     const md = [
       `# SHAMPOO tools/list per tool profile — ${dateStamp()}`,
       "",
       "`shampoo serve --tools <profile>`: the JSON-RPC result of tools/list through the real MCP server",
-      "(in-memory transport). Tokens ≈ characters / 4.",
+      `(in-memory transport). Tokens ≈ characters / 4. "default" is \`shampoo serve\` with no --tools: the toolsets`,
+      `${DEFAULT_TOOLSETS.join(", ")} and the meta-tools list_toolsets / enable_toolset.`,
       "",
       `Machine: ${machineLine(machine)}.`,
       "",

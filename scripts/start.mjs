@@ -135,7 +135,9 @@ function announce() {
       `MCP host config:\n` +
       `  { "mcpServers": {\n` +
       `      "scoreia": { "url": "${scoreia.url}" },\n` +
-      `      "shampoo": { "url": "${shampoo.url}", "headers": { "${auth.replace(": ", '": "')}" } } } }\n`,
+      `      "shampoo": { "url": "${shampoo.url}", "headers": { "${auth.replace(": ", '": "')}" } } } }\n` +
+      `SHAMPOO lists its everyday toolsets (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need);\n` +
+      `every tool: end its url with ?toolsets=all, or let the agent call enable_toolset during a session.\n`,
   );
 }
 

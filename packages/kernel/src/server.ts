@@ -6,6 +6,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   type Tool,
 } from "@modelcontextprotocol/server";
 import { type ToolRegistry, UnknownToolError } from "./tools/registry.ts";
@@ -36,6 +37,13 @@ export interface SessionInfo {
   meta?: Record<string, unknown>;
   /** What the HTTP layer authenticated for this request (serveHttp `authenticate`), if anything. */
   auth?: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
+  /** The HTTP request's URL (its query may select tools, e.g. `/mcp?toolsets=tasks`); absent on stdio. */
+  url?: string;
+  /**
+   * Tell this session's client that tools/list changed (`notifications/tools/list_changed`,
+   * sent on the current call's own stream); present in tools/call only.
+   */
+  toolsChanged?(): Promise<void>;
   /** Send a log notification honouring the level the client set (logging capability). */
   log(level: "debug" | "info" | "notice" | "warning" | "error", data: unknown): Promise<void>;
 }
@@ -45,8 +53,16 @@ export interface McpServerOptions<Ctx> {
   version: string;
   instructions?: string;
   registry: ToolRegistry<Ctx>;
-  /** Tool profiles: which tools tools/list shows to this authenticated client (undefined: all). */
-  listFilter?(auth: SessionInfo["auth"]): ((name: string) => boolean) | undefined;
+  /**
+   * Tool profiles: which tools tools/list shows on this exchange (undefined: all). It may throw
+   * ToolSelectionError (e.g. a bad selection in the URL): the request is then answered -32602.
+   */
+  listFilter?(session: SessionInfo): ((name: string) => boolean) | undefined;
+  /**
+   * Declare `tools.listChanged` on 2025-era instances: the product sends it when a session's tool
+   * list changes. A 2026-07-28 instance has no session whose list could change, so never declares it.
+   */
+  toolsListChanged?: boolean;
   /** Builds the per-call context from the session. */
   context(session: SessionInfo): Ctx | Promise<Ctx>;
   /**
@@ -63,6 +79,18 @@ export interface SessionSeed {
   /** clientInfo learnt elsewhere (a 2025 session id carries the one sent at initialize). */
   clientInfo?: Implementation;
   auth?: SessionInfo["auth"];
+  /** The HTTP request's URL. */
+  url?: string;
+  /** The era this instance serves (the SDK's factory context): a 2026-07-28 one never says list_changed. */
+  era?: "legacy" | "modern";
+}
+
+/**
+ * A tool selection the product refuses before any tool runs (listFilter, context), e.g. toolsets
+ * in the URL the caller may not use: JSON-RPC -32602 (Invalid params) with this message.
+ */
+export class ToolSelectionError extends Error {
+  override name = "ToolSelectionError";
 }
 
 function isImplementation(v: unknown): v is Implementation {
@@ -102,7 +130,7 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
     { name: opts.name, version: opts.version },
     {
       capabilities: {
-        tools: { listChanged: false },
+        tools: { listChanged: opts.toolsListChanged === true && seed.era !== "modern" },
         logging: {},
         ...(opts.resources ? { resources: { listChanged: false } } : {}),
       },
@@ -119,8 +147,43 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
     ...(t.annotations ? { annotations: t.annotations } : {}),
   }));
 
+  /** What the product learns of this exchange for one request (tools/list or tools/call). */
+  const sessionOf = (ctx: ServerContext, meta?: Record<string, unknown>): SessionInfo => {
+    // 2026-07-28: identity travels with each request; 2025: it was sent once, at initialize. The
+    // SDK lifts the envelope keys out of `_meta` into ctx.mcpReq.envelope before handlers run (over
+    // stdio a pinned modern connection has no other trace of them); `_meta` is read as well.
+    const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    const fromMeta = envelope[CLIENT_INFO_META_KEY] ?? meta?.[CLIENT_INFO_META_KEY];
+    const clientInfo = isImplementation(fromMeta) ? fromMeta : (server.getClientVersion() ?? seed.clientInfo);
+    const version = envelope[PROTOCOL_VERSION_META_KEY] ?? meta?.[PROTOCOL_VERSION_META_KEY];
+    const auth = (ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth;
+    const url = ctx.http?.req?.url ?? seed.url;
+    return {
+      sessionId: seed.sessionId,
+      transport: seed.transport,
+      clientInfo: () => clientInfo,
+      ...(typeof version === "string"
+        ? { protocolVersion: version }
+        : server.getNegotiatedProtocolVersion()
+          ? { protocolVersion: server.getNegotiatedProtocolVersion() as string }
+          : {}),
+      ...(meta ? { meta } : {}),
+      ...(auth ? { auth } : {}),
+      ...(url ? { url } : {}),
+      // Related to this request, so over Streamable HTTP it travels on the request's own response
+      // stream, filtered by the level the client set (logging/setLevel, or `_meta` in 2026).
+      log: (level, data) => ctx.mcpReq.log(level, data),
+    };
+  };
+
   server.setRequestHandler("tools/list", async (_request, ctx) => {
-    const keep = opts.listFilter?.((ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth);
+    let keep: ((name: string) => boolean) | undefined;
+    try {
+      keep = opts.listFilter?.(sessionOf(ctx));
+    } catch (e) {
+      if (e instanceof ToolSelectionError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, e.message);
+      throw e;
+    }
     return { tools: keep ? tools.filter((t) => keep(t.name)) : tools };
   });
 
@@ -144,28 +207,9 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;
     const meta = _meta as Record<string, unknown> | undefined;
-    // 2026-07-28: identity travels with each request; 2025: it was sent once, at initialize. The
-    // SDK lifts the envelope keys out of `_meta` into ctx.mcpReq.envelope before handlers run (over
-    // stdio a pinned modern connection has no other trace of them); `_meta` is read as well.
-    const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-    const fromMeta = envelope[CLIENT_INFO_META_KEY] ?? meta?.[CLIENT_INFO_META_KEY];
-    const clientInfo = isImplementation(fromMeta) ? fromMeta : (server.getClientVersion() ?? seed.clientInfo);
-    const version = envelope[PROTOCOL_VERSION_META_KEY] ?? meta?.[PROTOCOL_VERSION_META_KEY];
-    const auth = (ctx.http?.authInfo as SessionInfo["auth"]) ?? seed.auth;
     const info: SessionInfo = {
-      sessionId: seed.sessionId,
-      transport: seed.transport,
-      clientInfo: () => clientInfo,
-      ...(typeof version === "string"
-        ? { protocolVersion: version }
-        : server.getNegotiatedProtocolVersion()
-          ? { protocolVersion: server.getNegotiatedProtocolVersion() as string }
-          : {}),
-      ...(meta ? { meta } : {}),
-      ...(auth ? { auth } : {}),
-      // Related to this tools/call, so over Streamable HTTP it travels on the call's own response
-      // stream, filtered by the level the client set (logging/setLevel, or `_meta` in 2026).
-      log: (level, data) => ctx.mcpReq.log(level, data),
+      ...sessionOf(ctx, meta),
+      toolsChanged: () => ctx.mcpReq.notify({ method: "notifications/tools/list_changed" }),
     };
     try {
       const out = await opts.registry.call(name, args ?? {}, opts.context(info));
@@ -178,6 +222,7 @@ export function createMcpServer<Ctx>(opts: McpServerOptions<Ctx>, seed: SessionS
       if (e instanceof UnknownToolError) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
+      if (e instanceof ToolSelectionError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, e.message);
       throw e;
     }
   });

@@ -13,6 +13,8 @@ import { MODULES } from "./modules.ts";
 import { migrateModules } from "./platform/migrate.ts";
 import { moduleOrder, toolsOf } from "./platform/module.ts";
 import type { ToolProfile } from "./platform/profiles.ts";
+import { TOOLSET_TOOLS } from "./platform/toolset-tools.ts";
+import { META_TOOLS, Toolsets } from "./platform/toolsets.ts";
 import type { ShampooDB } from "./store/schema.ts";
 import { authorize, formatRejection, type ShampooTool } from "./tooling.ts";
 
@@ -33,10 +35,16 @@ export interface ShampooOptions {
   pgSchema?: string;
   clock?: Clock;
   /**
-   * The server's tool profile (`--tools`): only these are listed and callable. A caller with its
-   * own profile (Caller.tools, from --config) gets the tools both allow.
+   * The server's tool profile (`--tools`): only these are ever listed and callable. A caller with
+   * its own profile (Caller.tools, from --config) gets the tools both allow (its allowance).
    */
   tools?: ToolProfile;
+  /**
+   * What a session starts with when neither `tools` nor the caller's profile names its tools
+   * (`shampoo serve`: the default toolsets, platform/toolsets.ts); absent: its whole allowance.
+   * The session widens it with enable_toolset, within the allowance.
+   */
+  startWith?: ToolProfile;
   /** Resolves the caller of each call; default: the local all-powerful principal (stdio use). */
   resolveCaller?(session: SessionInfo): Caller;
 }
@@ -65,29 +73,39 @@ export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptio
   const clock = opts.clock ?? systemClock;
   const resolve = opts.resolveCaller ?? (() => localCaller());
   const served = opts.tools ? TOOLS.filter((t) => opts.tools?.has(t.name)) : TOOLS;
+  const toolsets = new Toolsets(MODULES, opts.tools, opts.startWith);
   const registry = new ToolRegistry<ShampooCtx>({
-    tools: served,
+    // The meta-tools first: a host that keeps only the first N tools still sees them.
+    tools: [...TOOLSET_TOOLS, ...served],
     limits: LIMITS,
     formatRejection,
     authorize,
-    visible: (def, ctx) => ctx.caller.tools?.has(def.name) ?? true,
+    visible: (def, ctx) =>
+      ctx.toolsets
+        ? ctx.toolsets.visible(def.name)
+        : !META_TOOLS.has(def.name) && (ctx.caller.tools?.has(def.name) ?? true),
   });
   const mcp: Shampoo["mcp"] = {
     name: SERVER_NAME,
     version: SERVER_VERSION,
     instructions: INSTRUCTIONS,
     registry,
+    toolsListChanged: true,
     // Over HTTP the caller of a session is its bearer token's principal (cli.ts authenticate).
-    listFilter: (auth) => {
-      const tools = (auth?.extra?.caller as Caller | undefined)?.tools;
-      return tools ? (name) => tools.has(name) : undefined;
+    listFilter: (session) => {
+      const view = toolsets.view(session, resolve(session));
+      return (name) => view.visible(name);
     },
-    context: (session) => ({
-      caller: resolve(session),
-      source: { tool: "", session: session.sessionId },
-      clock,
-      database,
-    }),
+    context: (session) => {
+      const caller = resolve(session);
+      return {
+        caller,
+        source: { tool: "", session: session.sessionId },
+        clock,
+        database,
+        toolsets: toolsets.view(session, caller),
+      };
+    },
   };
   return {
     database,

@@ -67,10 +67,14 @@ Options:
                 "grants":["shared-ops",""],"profile":"default"}]} — token 16..512 characters
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
                 refuse the file. Keep it mode 0600.
-  --tools       serve only these tools: comma-separated categories (tasks, graph, links,
-                sessions; all) or tool names; tools/list shows only them and any other is an
-                unknown tool. A --config entry may carry its own "tools":[…] (the principal
-                then gets the tools both allow).
+  --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
+                sessions, governance, reflection; all) or tool names; any other is an
+                unknown tool. Without it a session starts with the everyday toolsets
+                (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
+                turn on more with the list_toolsets / enable_toolset tools; with it, sessions
+                see all of LIST (--tools all: every tool). Over HTTP the endpoint URL picks
+                a session's toolsets too: /mcp?toolsets=tasks,links. A --config entry may
+                carry its own "tools":[…]: that principal gets the tools both allow, never more.
   --port        HTTP port (0 picks a free one)
   --host        HTTP bind address (default 127.0.0.1)
 
@@ -311,17 +315,35 @@ function decideAccess(values: Values): Access {
  * The tool profiles (platform/profiles.ts): `--tools` for the server, each --config entry's
  * "tools" for its principal (set on its caller). Over stdio the one caller's profile narrows the
  * server's; over HTTP the registry applies each request's caller's. Unknown words: usage error.
+ * `startWith` is what a session sees when neither names its tools (platform/toolsets.ts).
  */
-async function toolProfiles(values: Values, access: Access): Promise<ReadonlySet<string> | undefined> {
+async function toolProfiles(
+  values: Values,
+  access: Access,
+): Promise<{ tools: ReadonlySet<string> | undefined; startWith: ReadonlySet<string>; banner: string }> {
   const { MODULES } = await import("./modules.ts");
   const { intersect, parseProfile, ProfileError } = await import("./platform/profiles.ts");
+  const { DEFAULT_TOOLSETS } = await import("./platform/toolsets.ts");
   try {
     const server = values.tools === undefined ? undefined : parseProfile([values.tools], MODULES);
     const config = access.kind === "insecure-local" ? undefined : access.config;
     for (const [i, p] of (config?.principals ?? []).entries()) {
       if (p.tools) p.caller.tools = parseProfile(p.tools, MODULES, `${config?.source}: principals[${i}].tools`);
     }
-    return access.kind === "tokens" ? server : intersect(server, access.caller.tools);
+    const tools = access.kind === "tokens" ? server : intersect(server, access.caller.tools);
+    const startWith = parseProfile([...DEFAULT_TOOLSETS], MODULES);
+    const every = parseProfile(["all"], MODULES).size;
+    const own =
+      access.kind === "tokens" && config?.principals.some((p) => p.tools)
+        ? `; a config entry's "tools" narrows its principal's`
+        : "";
+    // The banner says which toolsets are on and how to widen them.
+    const banner =
+      tools === undefined
+        ? `tools: toolsets ${DEFAULT_TOOLSETS.join(", ")} on (${startWith.size} of ${every} tools); a session turns on more ` +
+          `with enable_toolset; every tool from the start: --tools all${access.kind === "stdio" ? "" : " or /mcp?toolsets=all"}${own}`
+        : `tools: ${values.tools ?? `the config entry's "tools"`} (${tools.size} of ${every} tools)${own}`;
+    return { tools, startWith, banner };
   } catch (e) {
     if (e instanceof ProfileError) throw new UsageError(e.message);
     throw e;
@@ -345,7 +367,7 @@ async function serve(values: Values): Promise<number> {
   }
 
   const { openShampoo, LIMITS } = await import("./app.ts");
-  const tools = await toolProfiles(values, access);
+  const { tools, startWith, banner } = await toolProfiles(values, access);
   const { serveHttp, serveStdio, TrustedProxies } = await import("kernel");
   let trustProxy: readonly string[] | undefined;
   if (values["trust-proxy"] !== undefined) {
@@ -367,7 +389,7 @@ async function serve(values: Values): Promise<number> {
       : () => access.caller;
   let shampoo: Awaited<ReturnType<typeof openShampoo>>;
   try {
-    shampoo = await openShampoo({ db, resolveCaller, ...(tools ? { tools } : {}) });
+    shampoo = await openShampoo({ db, resolveCaller, startWith, ...(tools ? { tools } : {}) });
   } catch (e) {
     serveLog.fatal(`cannot open ${db}: ${(e as Error).message}`);
     return EXIT.failed;
@@ -407,9 +429,10 @@ async function serve(values: Values): Promise<number> {
         `  MCP (Streamable HTTP): ${http.url}\n` +
         `  database: ${location}\n` +
         `  ${who}\n` +
-        `Connect an MCP host, e.g. add to its config:\n` +
+        `  ${banner}\n` +
+        `Connect an MCP host, e.g. add to its config (every tool: end the url with ?toolsets=all):\n` +
         `  { "mcpServers": { "shampoo": ${entry} } }\n` +
-        `or launch over stdio: { "command": "npx", "args": ["shampoo", "serve"] }\n`,
+        `or launch over stdio: { "command": "npx", "args": ["shampoo", "serve"] } (every tool: add "--tools", "all")\n`,
     );
     await waitForSignal();
     await http.close();
@@ -418,7 +441,7 @@ async function serve(values: Values): Promise<number> {
     // The message is the banner a person reads; the fields are for a log collector.
     serveLog.info(
       { database: location, principal: caller.principal, role: caller.role, profile: caller.profile },
-      `serving MCP over stdio: database ${location}, caller ${describeCaller(caller)}`,
+      `serving MCP over stdio: database ${location}, caller ${describeCaller(caller)}; ${banner}`,
     );
     const s = await serveStdio(shampoo.mcp);
     await new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import type { Clock, Database } from "kernel";
 import type { Caller } from "./access/caller.ts";
+import type { ToolsetView } from "./platform/toolsets.ts";
 import type { Source } from "./store/history.ts";
 import type { ShampooDB } from "./store/schema.ts";
 
@@ -9,4 +10,6 @@ export interface ShampooCtx {
   source: Source;
   clock: Clock;
   database: Database<ShampooDB>;
+  /** The session's toolsets (platform/toolsets.ts), when served over MCP: what it sees and may enable. */
+  toolsets?: ToolsetView;
 }

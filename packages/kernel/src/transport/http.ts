@@ -167,12 +167,14 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       createMcpServer(opts.mcp, {
         sessionId: "stateless",
         transport: "http",
+        era: "modern",
+        ...(ctx.requestInfo ? { url: ctx.requestInfo.url } : {}),
         ...(ctx.authInfo ? { auth: ctx.authInfo as SessionSeed["auth"] & object } : {}),
       }),
     { legacy: "reject", maxRequestBodySize: opts.maxRequestBytes, onerror },
   );
   const legacy = (seed: SessionSeed) =>
-    legacyStatelessFallback(() => createMcpServer(opts.mcp, seed), onerror, {
+    legacyStatelessFallback(() => createMcpServer(opts.mcp, { ...seed, era: "legacy" }), onerror, {
       maxRequestBodySize: opts.maxRequestBytes,
     });
 
@@ -261,6 +263,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       const seed: SessionSeed = {
         sessionId: minted.nonce,
         transport: "http",
+        url: c.req.url,
         ...(clientInfo ? { clientInfo } : {}),
         ...(auth ? { auth } : {}),
       };
@@ -274,6 +277,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
     const seed: SessionSeed = {
       sessionId: claims.n,
       transport: "http",
+      url: c.req.url,
       ...(claims.c ? { clientInfo: claims.c } : {}),
       ...(auth ? { auth } : {}),
     };

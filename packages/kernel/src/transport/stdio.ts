@@ -27,9 +27,12 @@ class GuardedStdio extends StdioServerTransport {
  * belongs to the protocol.
  */
 export async function serveStdio<Ctx>(opts: McpServerOptions<Ctx>): Promise<{ close(): Promise<void> }> {
-  const handle = sdkServeStdio(() => createMcpServer(opts, { sessionId: "stdio", transport: "stdio" }), {
-    transport: new GuardedStdio(),
-    onerror: (e) => logger("stdio").warn({ err: e.message }, "mcp stdio"),
-  });
+  const handle = sdkServeStdio(
+    (ctx) => createMcpServer(opts, { sessionId: "stdio", transport: "stdio", era: ctx.era }),
+    {
+      transport: new GuardedStdio(),
+      onerror: (e) => logger("stdio").warn({ err: e.message }, "mcp stdio"),
+    },
+  );
   return { close: () => handle.close() };
 }

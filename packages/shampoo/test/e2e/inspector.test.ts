@@ -84,7 +84,7 @@ const callVia =
 const tmp = tempDir("inspector");
 const TOKEN = newToken();
 /** The server command line the Inspector launches for stdio. */
-const STDIO_TARGET = [process.execPath, BIN, "serve", "--db", join(tmp.dir, "stdio.db")];
+const STDIO_TARGET = [process.execPath, BIN, "serve", "--tools", "all", "--db", join(tmp.dir, "stdio.db")];
 let http: HttpServer;
 let auth: string[];
 

@@ -46,7 +46,12 @@ describe("a 2026-07-28 client on the real binary", () => {
     const file = join(tmp.dir, "stdio.db");
     const c = client();
     await c.connect(
-      new ModernStdio({ command: process.execPath, args: [BIN, "serve", "--db", file], cwd: ROOT, stderr: "pipe" }),
+      new ModernStdio({
+        command: process.execPath,
+        args: [BIN, "serve", "--tools", "all", "--db", file],
+        cwd: ROOT,
+        stderr: "pipe",
+      }),
     );
     try {
       const s = await Session.open(c as unknown as Client);

@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { MODULES } from "../../src/modules.ts";
+import { parseProfile } from "../../src/platform/profiles.ts";
+import { DEFAULT_TOOLSETS } from "../../src/platform/toolsets.ts";
 import { connectHttp, ROOT, TOOL_NAMES, tempDir } from "./support.ts";
 
 const SUMMARY = /Both servers are up[\s\S]*?ScoreIA Open Chamber\s+(http:\S+)[\s\S]*?SHAMPOO\s+(http:\S+)/;
@@ -117,8 +120,17 @@ describe("npm start (scripts/start.mjs)", () => {
     await chamber.close();
 
     await expect(connectHttp(s.shampoo)).rejects.toThrow(/401|Unauthorized/);
+    // The default toolsets, as any host gets them; ?toolsets=all in the URL lists every tool.
+    const everyday = parseProfile([...DEFAULT_TOOLSETS], MODULES);
     const memory = await connectHttp(s.shampoo, token);
-    expect(memory.tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    expect(memory.tools.map((t) => t.name)).toEqual([
+      "list_toolsets",
+      "enable_toolset",
+      ...TOOL_NAMES.filter((n) => everyday.has(n)),
+    ]);
+    const all = await connectHttp(`${s.shampoo}?toolsets=all`, token);
+    expect(all.tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    await all.close();
     expect(await memory.sc("create_task_or_note", { title: "via npm start" })).toMatchObject({ status: "not_started" });
     await memory.close();
 

@@ -26,6 +26,13 @@ export const BIN = join(ROOT, "packages/shampoo/bin/shampoo.mjs");
 export const TOOL_NAMES = TOOLS.map((t) => t.name);
 
 /**
+ * The suites call every tool, so the servers they start list every tool (`--tools all`) unless
+ * the test names its own `--tools`: without it a session starts with the default toolsets only.
+ */
+const everyTool = (serveArgs: string[]): string[] =>
+  serveArgs.includes("--tools") ? serveArgs : ["--tools", "all", ...serveArgs];
+
+/**
  * What the examples may refer to (each module's domains/<area>/fixtures.ts says what each key
  * is): made in the same session before the tools are called, each step only when its tool is registered.
  */
@@ -217,7 +224,7 @@ export interface StdioServer {
 export async function startStdio(serveArgs: string[], env?: Record<string, string>): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "serve", ...serveArgs],
+    args: [BIN, "serve", ...everyTool(serveArgs)],
     cwd: ROOT,
     stderr: "pipe",
     ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}),
@@ -270,7 +277,7 @@ const URL_LINE = /MCP \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\s/
 
 /** Spawns `shampoo serve --http --port 0 …` and waits for the line that prints its URL. */
 export function startHttp(serveArgs: string[]): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", ...serveArgs], {
+  const child = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", ...everyTool(serveArgs)], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -7,7 +7,7 @@ export const add_observations = tool<AddObservationsInput>({
   name: "add_observations",
   title: "Add observations",
   description:
-    "Adds observation texts to existing entities. Duplicate text is skipped by content identity; re-adding retired text revives the same observation. Unknown, retired and out-of-scope entities are silently skipped (zero contribution), so names cannot be probed. Non-string contents are skipped; an entry without contents still refreshes the entity's timestamp. All-or-nothing.",
+    "Adds observation texts to existing entities. Duplicate text is skipped; re-adding retired text revives it. Unknown, retired and out-of-scope entities are silently skipped (names cannot be probed), as are non-string contents; an entry without contents still refreshes the entity's timestamp. All-or-nothing.",
   inputSchema: input(
     {
       observations: {

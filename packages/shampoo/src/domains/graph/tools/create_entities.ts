@@ -7,7 +7,7 @@ export const create_entities = tool<CreateEntitiesInput>({
   name: "create_entities",
   title: "Create entities",
   description:
-    "Creates entities in the knowledge graph, each with a name, type, and optional observations, project, aliases, and visibility. Names are unique (case- and spacing-insensitive): a repeated name resolves to the existing identity rather than duplicating it — a retired one is revived with its stamps kept, a live one is reused and still accepts new observations, aliases, and a project when it had none. Duplicate observation text is skipped. Every entry needs the write grant for its project (untagged needs the untagged grant); the whole batch fails on the first denied entry, and a name held by content you cannot see answers 'entity name already exists'. Nothing is half-applied.",
+    "Creates entities (name, type; optional observations, project, aliases, visibility). Names are unique ignoring case and spacing: a repeated name resolves to the existing identity (a retired one is revived, stamps kept; a live one is reused and takes new observations, aliases, and a project if it had none). Duplicate observation text is skipped. Each entry needs the write grant for its project (untagged: the untagged grant); the whole batch fails on the first denied entry; a name held by content you cannot see answers 'entity name already exists'.",
   inputSchema: input(
     {
       entities: {

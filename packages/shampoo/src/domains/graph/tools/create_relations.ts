@@ -7,7 +7,7 @@ export const create_relations = tool<CreateRelationsInput>({
   name: "create_relations",
   title: "Create relations",
   description:
-    "Creates directed relations between entities (relations should be in active voice). Both endpoints must be live entities you can see; entries with a missing or out-of-scope endpoint are silently skipped. A duplicate triple is reused; a retired one is revived with its identity. relation_ids has one id per resolved entry. All-or-nothing.",
+    "Creates directed relations (in active voice) between live entities you can see; entries with a missing or out-of-scope endpoint are silently skipped. A duplicate triple is reused, a retired one revived. relation_ids: one per resolved entry. All-or-nothing.",
   inputSchema: input({ relations: { type: "array", items: RELATION_IN } }, ["relations"]),
   outputSchema: output({
     type: "object",

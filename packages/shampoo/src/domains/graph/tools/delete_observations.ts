@@ -7,7 +7,7 @@ export const delete_observations = tool<DeleteObservationsInput>({
   name: "delete_observations",
   title: "Retire observations",
   description:
-    "Retires exact observation texts from named entities. Nothing is physically removed (active → voided, stamped); re-adding the same text revives the same observation. Unknown entities, unknown texts and non-string items are silently skipped; deleted counts the observations retired by this call. All-or-nothing.",
+    "Retires exact observation texts from named entities (active → voided, stamped; re-adding the text revives the same observation). Unknown entities or texts and non-string items are silently skipped; deleted counts those retired by this call. All-or-nothing.",
   inputSchema: input(
     {
       deletions: {

@@ -7,7 +7,7 @@ export const delete_relations = tool<DeleteRelationsInput>({
   name: "delete_relations",
   title: "Retire relations",
   description:
-    "Retires relations matched exactly by {from, to, relationType}. Nothing is physically removed (active → voided, stamped); re-creating the triple revives the same relation. Unknown or out-of-scope endpoints and non-matching triples are silently skipped; deleted counts the relations retired by this call. All-or-nothing.",
+    "Retires relations matched exactly by {from, to, relationType} (active → voided, stamped; re-creating the triple revives the same relation). Unknown or out-of-scope endpoints and non-matching triples are silently skipped; deleted counts those retired by this call. All-or-nothing.",
   inputSchema: input(
     { relations: { type: "array", items: RELATION_IN, description: "An array of relations to retire" } },
     ["relations"],

@@ -6,7 +6,7 @@ import { READ_GRAPH_DEFAULT_LIMIT, READ_GRAPH_MAX_LIMIT, readGraph } from "../se
 export const read_graph = tool<ReadGraphInput>({
   name: "read_graph",
   title: "Read graph",
-  description: `Reads the visible knowledge graph as a paged snapshot in name order: live entities with their observations, plus the live relations leaving the page's entities (each relation appears once, on the page of its 'from' entity; its 'to' entity must be visible). total counts the visible live entities; has_more says whether a later page exists. limit defaults to ${READ_GRAPH_DEFAULT_LIMIT} (clamped to 1..${READ_GRAPH_MAX_LIMIT}); offset to 0.`,
+  description: `Reads the visible graph as a paged snapshot in name order: live entities with their observations, plus the live relations leaving the page's entities (each once, on the page of its 'from' entity; its 'to' must be visible). total: visible live entities; has_more: a later page exists. limit ${READ_GRAPH_DEFAULT_LIMIT} by default (1..${READ_GRAPH_MAX_LIMIT}); offset 0.`,
   inputSchema: input({
     limit: { type: "integer", description: `Page size (default ${READ_GRAPH_DEFAULT_LIMIT}).` },
     offset: { type: "integer", description: "Starting position in name order (default 0)." },

@@ -7,7 +7,7 @@ import { searchByProject } from "../service/search.ts";
 export const search_by_project = tool<SearchByProjectInput>({
   name: "search_by_project",
   title: "Search one project",
-  description: `Searches the knowledge graph strictly inside one project: entities whose name, aliases, type or live observations contain a query term (substring, case-insensitive) form the pool, re-ranked by where the terms hit (name > alias > type > observation, exact name or alias bonus, observation count). Every hit is guaranteed in the project. At most ${PROJECT_RESULTS} entities. A project outside your grants answers entities [] (never a denial); "" is the untagged enclave. A blank query lists the project's first ${PROJECT_RESULTS} entities by name.`,
+  description: `Searches strictly inside one project: entities whose name, aliases, type or live observations contain a query term (substring, case-insensitive), ranked name > alias > type > observation (exact name or alias bonus, observation count). At most ${PROJECT_RESULTS} entities. A project outside your grants answers entities [] (never a denial); "" is the untagged enclave. A blank query lists its first ${PROJECT_RESULTS} entities by name.`,
   inputSchema: input(
     {
       query: { type: "string", maxLength: 2000, description: "Free text: its words are matched as substrings." },

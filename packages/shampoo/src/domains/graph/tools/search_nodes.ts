@@ -7,7 +7,7 @@ import { searchNodesText } from "../service/search.ts";
 export const search_nodes = tool<SearchNodesInput>({
   name: "search_nodes",
   title: "Search nodes",
-  description: `Searches the knowledge graph by free text (names, aliases, types and observation contents; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a wire budget: ranked entities with short observation windows (≤ ${WINDOW_CHARS} characters around the hit) plus live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order until the next one would push the serialized result over the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name instead of matching. project is accepted but unused here (use search_by_project to search inside one project).`,
+  description: `Searches the graph by free text (names, aliases, types, observations; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a budget: ranked entities with observation windows (≤ ${WINDOW_CHARS} characters around the hit), live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order while the result fits the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name. project is unused here (see search_by_project).`,
   inputSchema: input(
     {
       query: { type: "string", maxLength: 2000, description: "Free text; blank lists the first entities by name." },

@@ -6,7 +6,7 @@ export const close_session = tool<CloseSessionInput>({
   name: "close_session",
   title: "Close a session",
   description:
-    "Closes one live session owned by your own principal: it moves to ended (star does not bypass ownership here). Returns closed (the session_id as given) and matched (1 closed, 0 untouched). Foreign, unknown, malformed or already-ended ids are not errors: matched 0, with no hint whether the session exists. Nothing is removed; the entry stays as evidence and a later session_save renews it.",
+    "Closes a live session of your own principal (star does not bypass ownership): it moves to ended; nothing is removed, and a later session_save renews it. Returns closed (the session_id as given) and matched (1 closed, 0 untouched). Foreign, unknown, malformed or ended ids are not errors: matched 0, with no hint whether the session exists.",
   inputSchema: input(
     { session_id: { type: "string", maxLength: 200, description: "UUID of the session to close (required)." } },
     ["session_id"],

@@ -8,7 +8,7 @@ const nullable = (type: string) => ({ type: [type, "null"] });
 export const session_recall = tool<SessionRecallInput>({
   name: "session_recall",
   title: "Recall recent sessions",
-  description: `Recalls your most recently saved sessions, newest first (last save first), with project, summary, active files and timestamps. Only sessions inside your project grants and owned by your own principal are returned (star sees every owner's); anything else reads as an empty list. last_n defaults to ${RECALL_DEFAULT}; integers, integral floats and booleans (true = 1, false = 0) are accepted; negatives read as 0 and values above ${RECALL_MAX} as ${RECALL_MAX}. Pure read.`,
+  description: `Recalls your most recently saved sessions, newest first, with project, summary, active files and timestamps. Only sessions inside your project grants owned by your principal (star: every owner's); anything else reads as an empty list. last_n defaults to ${RECALL_DEFAULT}; integers, integral floats and booleans (true = 1, false = 0) are accepted; negatives read as 0, values above ${RECALL_MAX} as ${RECALL_MAX}. Pure read.`,
   inputSchema: input({
     last_n: {
       type: ["integer", "boolean"],

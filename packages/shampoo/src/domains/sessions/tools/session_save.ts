@@ -6,7 +6,7 @@ export const session_save = tool<SessionSaveInput>({
   name: "session_save",
   title: "Save a session snapshot",
   description:
-    "Saves a session snapshot, creating it on first call and updating it on later calls with the same id. The durable handoff surface: project, summary and active files persist beyond the current run. Omit session_id (or send it blank) for a fresh server-assigned UUID; a malformed id answers 'session_id must be a UUID returned by session_save'. Updates keep the prior project, summary and files wherever the call supplies nothing; ended_at is stamped to now on every save. Only your own sessions (any session with star) inside your project grants can be updated; anything else reads as 'session not found'. An omitted project on creation is an untagged write and needs the untagged grant. The owner may hand the session to a named principal with handoff_to (a 'handoff' history event): that principal can then resume_context and session_save it; closing stays the owner's.",
+    "Saves a session snapshot (project, summary, active files) that outlives the current run: created on the first call, updated by later calls with the same id. Omit session_id (or send it blank) for a fresh UUID; a malformed id answers 'session_id must be a UUID returned by session_save'. An update keeps what the call leaves out; ended_at is set to now on every save. Only your own sessions (any with star) inside your grants, else 'session not found'. No project on creation is an untagged write (needs the untagged grant). handoff_to hands it to a named principal (a 'handoff' history event), who may then resume_context and session_save it; closing stays the owner's.",
   inputSchema: input({
     active_files: {
       type: ["array", "null"],

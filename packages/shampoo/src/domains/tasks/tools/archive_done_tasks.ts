@@ -5,7 +5,7 @@ export const archive_done_tasks = tool({
   name: "archive_done_tasks",
   title: "Archive old done tasks",
   description:
-    "Sweeps done tasks whose last update is older than N days into archived. A maintenance pass for keeping the live task lists quiet without losing history. Only done tasks of type task visible under your project grants move; notes, live statuses and foreign projects are never touched. Each move records its own history event; the sweep is all-or-nothing.",
+    "Archives done tasks whose last update is older than N days (maintenance: quiet live lists, history kept). Only done tasks (not notes) inside your project grants move; one history event each; all-or-nothing.",
   inputSchema: input({
     older_than_days: {
       type: "integer",

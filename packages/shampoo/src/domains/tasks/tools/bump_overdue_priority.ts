@@ -6,7 +6,7 @@ export const bump_overdue_priority = tool({
   name: "bump_overdue_priority",
   title: "Raise the priority of overdue tasks",
   description:
-    "Raises every past-due live task below the target priority up to that priority. A maintenance pass for making overdue work surface again in priority order. Past-due means a due_date before today (UTC); only tasks (not notes) that are not done, archived or cancelled and are visible under your project grants move. Targeting low is a no-op reporting bumped 0 with a message. Each raise records its own history event; the sweep is all-or-nothing.",
+    "Raises past-due live tasks below the target priority up to it, so overdue work surfaces again. Past-due: due_date before today (UTC); tasks only (not notes), not done, archived or cancelled, inside your project grants. Targeting low is a no-op (bumped 0, with a message). One history event each; all-or-nothing.",
   inputSchema: input({
     target_priority: {
       // Deliberately no enum here: an unknown name answers "Invalid priority" from the tool.

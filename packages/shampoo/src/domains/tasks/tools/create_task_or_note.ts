@@ -6,7 +6,7 @@ export const create_task_or_note = tool({
   name: "create_task_or_note",
   title: "Create a task or note",
   description:
-    "Creates one task or note. The everyday write entry point: a task is actionable work tracked to done, a note is durable long-form content. New tasks start not_started. Untagged (no project) content needs the untagged grant. assignee is accepted but not stored at creation: use assign_task afterwards.",
+    "Creates one task (actionable work tracked to done; starts not_started) or note (durable long-form content): the everyday write. Untagged (no project) content needs the untagged grant. assignee is not stored at creation: use assign_task afterwards.",
   inputSchema: input(
     {
       title: { ...P.title, description: "Task title (required)." },

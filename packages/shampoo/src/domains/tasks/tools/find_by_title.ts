@@ -8,7 +8,7 @@ export const find_by_title = tool({
   name: "find_by_title",
   title: "Find by remembered phrase",
   description:
-    "Finds tasks and notes from a remembered phrase when the exact title is unknown. Scores title, description, notes and project (surface_scores, matched_in, primary_surface) under the memory_lookup_v2 contract, with a confidence of high, medium or low; when anything reaches medium, low-confidence hits are hidden and counted in hidden_low_confidence_count. Finished entries stay reachable but always rank below live work. Only content inside your project grants is loaded and scored. A blank fragment returns no matches with the message Empty title fragment.",
+    "Finds tasks and notes from a remembered phrase when the exact title is unknown (memory_lookup_v2): scores per surface (surface_scores, matched_in, primary_surface over title, description, notes, project) and a confidence high, medium or low; when any hit reaches medium, low ones are hidden and counted (hidden_low_confidence_count). Finished entries rank below live work. Only content inside your project grants. A blank fragment: no matches, message Empty title fragment.",
   inputSchema: input(
     {
       title_fragment: {

@@ -11,7 +11,7 @@ export const query_tasks = tool({
   name: "query_tasks",
   title: "Query tasks and notes",
   description:
-    "Lists live tasks and notes with combined filters, full-text search, sorting and paging; every non-empty page ships a markdown table. Finished work (done, archived, cancelled) stays out unless status or include_completed asks for it; overdue_only never shows finished work. search ranks matches by relevance (title above description above notes/project) and adds a per-item rank. Only content inside your project grants is searched or counted: an out-of-scope filter reads as No tasks match.",
+    "Lists live tasks and notes: combined filters, full-text search (ranked title > description > notes/project, with a per-item rank), sorting, paging; each non-empty page ships a markdown table. Finished work (done, archived, cancelled) only when status or include_completed asks, never with overdue_only. Only content inside your project grants: an out-of-scope filter reads as No tasks match.",
   inputSchema: input({
     assignee: {
       type: "string",

@@ -35,7 +35,7 @@ export const ready_context = tool({
   name: "ready_context",
   title: "Ready context",
   description:
-    "Deterministic answer to what should be worked next, across every project you can see: live tasks scored into ready states (ready_now, suggested_ready, blocked, waiting, cleanup_candidate, deferred) with reasons, urgency, blockers and provenance. Consult it before broad memory search. mode ready (default) returns scored records; suggested returns task-shaped candidates; prime returns a compact session boot pack. Every result carries contract_version ready_context.v1.",
+    "What to work on next, deterministically, across every project you can see: live tasks scored into ready states (ready_now, suggested_ready, blocked, waiting, cleanup_candidate, deferred) with reasons, urgency, blockers and provenance. Consult it before broad memory search. mode ready (default): scored records; suggested: task-shaped candidates; prime: a compact session boot pack. contract_version ready_context.v1.",
   inputSchema: input({
     include_readings: {
       type: "boolean",

@@ -4,7 +4,7 @@ import { DIGEST_LIMIT, DIGEST_OVERDUE_MAX, taskDigest } from "../read.ts";
 export const task_digest = tool({
   name: "task_digest",
   title: "Task digest",
-  description: `Renders the session-start digest (markdown starting with ## Task Digest): status counts, up to ${DIGEST_OVERDUE_MAX} past-due tasks first, then the live tasks of today, inbox and next. Notes are never part of it. Only tasks inside your project grants are counted and listed; an empty or out-of-scope view is the bare header with zero counts.`,
+  description: `The session-start digest (markdown starting with ## Task Digest): status counts, up to ${DIGEST_OVERDUE_MAX} past-due tasks first, then the live tasks of today, inbox and next; never notes. Only tasks inside your project grants; an empty view is the bare header with zero counts.`,
   inputSchema: input({
     include_overdue: {
       type: "boolean",

@@ -6,7 +6,7 @@ export const update_task = tool({
   name: "update_task",
   title: "Update a task or note",
   description:
-    'Updates one task or note in place. Only the supplied non-empty fields change; "CLEAR" nulls due_date, notes, parent_id, project, recurring or reminder_at. Moves to another project (or to untagged with CLEAR) need the grant for the destination. Status moves to archived or cancelled keep history: nothing is deleted.',
+    'Updates one task or note in place: only the supplied non-empty fields change; "CLEAR" nulls due_date, notes, parent_id, project, recurring or reminder_at. A move to another project (or untagged, CLEAR) needs its grant. Archived and cancelled keep history: nothing is deleted.',
   inputSchema: input(
     {
       task_id: { type: "string", description: "UUID of the task to update (required)." },

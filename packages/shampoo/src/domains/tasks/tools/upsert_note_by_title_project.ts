@@ -7,7 +7,7 @@ export const upsert_note_by_title_project = tool({
   name: "upsert_note_by_title_project",
   title: "Create or update a note by title and project",
   description:
-    "Creates a note or updates the existing note with the same normalized title (case, spacing and accents ignored) within the same project. The idempotent write surface for durable research and decision notes: repeated runs converge on one note instead of creating near-duplicates. New notes default to section next and priority medium; on update only the supplied non-empty fields change. update_if_found false returns a matched note untouched (action existing). Empty or absent project means untagged, which needs the untagged grant.",
+    "Creates a note, or updates the note with the same normalized title (case, spacing and accents ignored) in the same project: repeated runs converge on one note instead of near-duplicates. New notes default to section next, priority medium; an update changes only the supplied non-empty fields; update_if_found false returns a match untouched (action existing). No project means untagged (needs the untagged grant).",
   inputSchema: input(
     {
       title: { ...P.title, description: "Note title (required)." },
