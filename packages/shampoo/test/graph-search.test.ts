@@ -6,7 +6,7 @@ import { entityLookupSource } from "../src/domains/graph/lookup.ts";
 import { STOPWORD_LIST_NAME, STOPWORDS } from "../src/domains/graph/model.ts";
 import { charCount, excerpt, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../src/domains/graph/search.ts";
 import { graphScopeOf } from "../src/domains/graph/store.ts";
-import { lookup } from "../src/domains/tasks/lookup.ts";
+import { lookup } from "../src/domains/tasks/rules/lookup.ts";
 import { type Agent, type Harness, harness } from "./support/shampoo.ts";
 
 /** search_nodes (ranking, evidence windows, packing, accounting, expansion) and search_by_project. */

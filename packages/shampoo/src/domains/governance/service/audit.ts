@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import type { IssueRow } from "../schema/tables.ts";
 import { chunks, facts, issueByKey, issues, putIssue } from "../store.ts";
 import { SOURCE_TASK, syncChunk, taskText } from "./chunks.ts";

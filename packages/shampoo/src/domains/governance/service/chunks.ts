@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fail, notFound } from "../../../platform/errors.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks.ts";
 import { awaitingBlock, draftQuestions, MAX_QUESTIONS } from "../rules/questions.ts";
 import { sourceHash } from "../rules/text.ts";

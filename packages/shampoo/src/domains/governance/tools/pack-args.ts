@@ -2,7 +2,7 @@ import { blank, malformedSession, parseSessionId } from "../../sessions/model.ts
 import type { SessionRow } from "../../sessions/schema.ts";
 import { sessionNotFound } from "../../sessions/service.ts";
 import { getSession } from "../../sessions/store.ts";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import { notFound, type W } from "../service/write.ts";
 
 /** A pack's session: a UUID (session_save's vocabulary), visible to the caller, else "session not found". */

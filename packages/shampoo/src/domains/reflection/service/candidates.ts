@@ -3,9 +3,9 @@ import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { read, write } from "../../../platform/write.ts";
 import { taskView } from "../../tasks/model.ts";
-import { changeTaskIn } from "../../tasks/mutate.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { getTask } from "../../tasks/store.ts";
+import { changeTask } from "../../tasks/service/mutate.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import { badArgument, badTransition, candidateNotFound, runNotFound } from "../errors.ts";
 import { isDecision, isDecisionFilter, type Plan, plan, type TargetNow } from "../rules/apply.ts";
 import type { Fingerprint } from "../rules/detect.ts";
@@ -148,11 +148,12 @@ export async function applyRun(ctx: ShampooCtx, a: Record<string, unknown>): Pro
         continue;
       }
       const before = target as TaskRow;
-      const { eventId, after } = await changeTaskIn(ctx, trx, now, before, decision.set, "reflect_apply", {
+      const eventId = await changeTask(w, before, decision.set, "reflect_apply", {
         run_id: run.run_id,
         candidate_id: c.candidate_id,
         type: c.type,
       });
+      const after: TaskRow = { ...before, ...decision.set, updated_at: iso(now), last_event_id: eventId };
       await insertSnapshot(trx, snapshotRow(ctx, c, before, after, appliedBy, eventId, now));
       applied++;
     }
