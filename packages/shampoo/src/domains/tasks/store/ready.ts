@@ -168,16 +168,20 @@ export async function bandKeys(
   const bands = dueBands(now);
   const heat = sql.raw(heatSql("t"));
   const text = (col: string) => engine.byteOrder(`t.${col}`);
+  // The two NOT EXISTS end in `LIMIT 1 OFFSET 0` (the same rows): an OFFSET keeps PostgreSQL
+  // from flattening them into anti-joins, which, planned without statistics (a table just
+  // written), scanned a profile's open subtasks for every candidate (~100 ms a call on 900
+  // tasks); as correlated subqueries each is one probe per candidate, as on SQLite.
   const readyNow = sql`t.profile = ${planned(scope.profile)} AND ${live("t")} AND t.type = 'task' AND ${inScope("t")}
     AND t.section <> 'waiting'
     AND (t.status = 'in_progress' OR t.section = 'today' OR t.due_date <= ${planned(bands.day)} OR t.priority = 'critical')
     AND ${inWindow("t")}
     AND NOT EXISTS (SELECT 1 FROM shampoo_tasks AS k${indexed("shampoo_tasks_live_kids")}
       WHERE k.profile = t.profile AND k.parent_id = t.id AND k.type = 'task' AND ${live("k")}
-        AND ${inScope("k")} AND ${inWindow("k")} OFFSET 0)
+        AND ${inScope("k")} AND ${inWindow("k")} LIMIT 1 OFFSET 0)
     AND NOT EXISTS (SELECT 1 FROM shampoo_tasks AS p
       WHERE p.id = t.parent_id AND ${engine.notIndexed(sql`p.profile`)} = t.profile AND ${inScope("p")}
-        AND p.status IN (${inList(FINISHED_LIST)}) OFFSET 0)`;
+        AND p.status IN (${inList(FINISHED_LIST)}) LIMIT 1 OFFSET 0)`;
   // Each band's best rows as narrow index entries (id and the keys of the order), then the
   // whole rows of the first `limit` only.
   const wide = (band: Raw<boolean>) =>
@@ -189,6 +193,9 @@ export async function bandKeys(
     sql`SELECT t.id, ${heat} AS heat, t.due_date, t.created_at FROM shampoo_tasks AS t${indexed("shampoo_tasks_live_due")}
       WHERE ${readyNow} AND t.due_date = ${day}
       ORDER BY ${heat} DESC, ${text("created_at")} ASC, ${text("id")} ASC LIMIT ${planned(limit)}`;
+  // The thirteen one-day bands: where the engine has LATERAL (PostgreSQL), one subquery run per
+  // day of a VALUES list; PostgreSQL plans each branch of a UNION ALL anew (~5 ms a branch,
+  // the table's many indexes), so fifteen branches cost ~70-90 ms to plan. SQLite gets the copies.
   const days = bands.days.map(([day]) => planned(day));
   const parts = [
     wide(sql<boolean>`t.due_date < ${planned(bands.oldEnd)}`),
