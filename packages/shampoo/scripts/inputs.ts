@@ -23,7 +23,9 @@ export function inputTypeName(tool: string): string {
 
 /** Drops what types do not carry (descriptions become doc comments; examples, titles go). */
 function forTypes(schema: unknown): JSONSchema {
-  return JSON.parse(JSON.stringify(schema), (k, v) => (k === "examples" || k === "title" ? undefined : v));
+  return JSON.parse(JSON.stringify(schema), (k, v) =>
+    k === "examples" || (k === "title" && typeof v === "string") ? undefined : v,
+  );
 }
 
 /** The text of one module's inputs.gen.ts. */

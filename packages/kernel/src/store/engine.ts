@@ -15,12 +15,15 @@ import type { Database, DialectName } from "./db.ts";
  *   pg_advisory_xact_lock), for work that has no row to lock yet (first migration, a new key).
  * - beginImmediate: writes take the database write lock at BEGIN (SQLite), so two writers never
  *   interleave and a second process waits at BEGIN instead of failing at its first write.
+ * - lateral: `CROSS JOIN LATERAL (subquery)` runs one subquery per row of a list (PostgreSQL):
+ *   one statement to plan where SQLite, without LATERAL, is given a UNION ALL of copies.
  */
 export interface Capabilities {
   rowLock: boolean;
   skipLocked: boolean;
   advisoryLock: boolean;
   beginImmediate: boolean;
+  lateral: boolean;
 }
 
 export interface Engine {
@@ -60,7 +63,7 @@ export interface Engine {
 
 const sqlite: Engine = {
   dialect: "sqlite",
-  caps: { rowLock: false, skipLocked: false, advisoryLock: false, beginImmediate: true },
+  caps: { rowLock: false, skipLocked: false, advisoryLock: false, beginImmediate: true, lateral: false },
   forUpdate: (q) => q,
   forUpdateSkipLocked: (q) => q,
   // The write transaction already holds SQLite's one write lock (BEGIN IMMEDIATE).
@@ -81,7 +84,7 @@ const sqlite: Engine = {
 
 const postgres: Engine = {
   dialect: "postgres",
-  caps: { rowLock: true, skipLocked: true, advisoryLock: true, beginImmediate: false },
+  caps: { rowLock: true, skipLocked: true, advisoryLock: true, beginImmediate: false, lateral: true },
   forUpdate: (q) => q.forUpdate(),
   forUpdateSkipLocked: (q) => q.forUpdate().skipLocked(),
   // hashtextextended: a 64-bit key from the name; collisions only serialise, never corrupt.

@@ -6,7 +6,7 @@ import { charCount, excerpt, SEARCH_DEFAULT_BUDGET, WINDOW_CHARS } from "../../s
 import { entityLookupSource } from "../../src/domains/graph/store/lookup.ts";
 import { MERGE_FROM_SEGMENTS, pendingMerge, structureSegments } from "../../src/domains/graph/store/merge.ts";
 import { graphScopeOf } from "../../src/domains/graph/store/rows.ts";
-import { lookup } from "../../src/domains/tasks/lookup.ts";
+import { lookup } from "../../src/domains/tasks/rules/lookup.ts";
 import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
 /** search_nodes (ranking, evidence windows, packing, accounting, expansion) and search_by_project. */

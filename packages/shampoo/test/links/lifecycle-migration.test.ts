@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCaller } from "../../src/access/caller.ts";
 import type { ShampooCtx } from "../../src/context.ts";
 import { createEntities } from "../../src/domains/graph/service/entities.ts";
-import { createTaskOrNote } from "../../src/domains/tasks/service.ts";
+import { createTaskOrNote } from "../../src/domains/tasks/service/write.ts";
 import { MODULES } from "../../src/modules.ts";
 import { migrateModules } from "../../src/platform/migrate.ts";
 import type { ShampooDB } from "../../src/store/schema.ts";

@@ -1,7 +1,7 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEntities } from "../../src/domains/graph/service/entities.ts";
-import { createTaskOrNote } from "../../src/domains/tasks/service.ts";
+import { createTaskOrNote } from "../../src/domains/tasks/service/write.ts";
 import { MODULES } from "../../src/modules.ts";
 import { defineExtensionPoint, installContributions } from "../../src/platform/extend.ts";
 import { moduleOrder } from "../../src/platform/module.ts";

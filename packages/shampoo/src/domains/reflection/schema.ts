@@ -1,7 +1,7 @@
 import { type DialectName, sql } from "kernel";
 import { adoptLifecycle, type LifecycleColumns } from "../../platform/lifecycle.ts";
 import type { Up } from "../../store/schema.ts";
-import { LIVE_STATUS_SQL } from "../tasks/ready-sql.ts";
+import { LIVE_STATUS_SQL } from "../tasks/store/ready-sql.ts";
 import type { RunStatus } from "./rules/vocabulary.ts";
 import { BLANK_SQL } from "./store/blank.ts";
 

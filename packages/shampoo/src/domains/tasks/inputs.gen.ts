@@ -27,6 +27,10 @@ target_priority?: string
 
 export interface CreateTaskOrNoteInput {
 /**
+ * Task title (required).
+ */
+title: string
+/**
  * Accepted but not stored at creation; use assign_task.
  */
 assignee?: string
@@ -218,12 +222,20 @@ section?: ("" | "inbox" | "today" | "next" | "someday" | "waiting")
  */
 status?: ("" | "not_started" | "in_progress" | "done" | "archived" | "cancelled")
 /**
+ * New title. Empty strings are ignored.
+ */
+title?: string
+/**
  * task | note.
  */
 type?: ("" | "task" | "note")
 }
 
 export interface UpsertNoteByTitleProjectInput {
+/**
+ * Note title (required).
+ */
+title: string
 /**
  * Primary long-form note body. Primary long-form content; notes is only for auxiliary or machine-readable metadata.
  */

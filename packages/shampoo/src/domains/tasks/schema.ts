@@ -1,6 +1,6 @@
 import { type DialectName, sql } from "kernel";
 import type { Up } from "../../store/schema.ts";
-import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "./ready-sql.ts";
+import { finishedTestSql, heatSql, LIVE_STATUS_SQL, rankSql } from "./store/ready-sql.ts";
 
 /** Row types. Timestamps are ISO-8601 UTC text; both dialects alike. */
 export interface TaskRow {

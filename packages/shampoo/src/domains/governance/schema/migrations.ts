@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kernel";
 import { adoptLifecycle } from "../../../platform/lifecycle.ts";
 import type { Up } from "../../../store/schema.ts";
-import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
+import { LIVE_STATUS_SQL } from "../../tasks/store/ready-sql.ts";
 
 /** Context governance migrations (the module ledger records them as governance/NNNN_what). */
 

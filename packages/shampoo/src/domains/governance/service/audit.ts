@@ -4,7 +4,7 @@ import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { recordChange } from "../../../platform/rows.ts";
 import { read, type WriteScope, write } from "../../../platform/write.ts";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import type { AuditMemoryInput, ListMemoryIssuesInput } from "../inputs.gen.ts";
 import { historyView, issueView } from "../model.ts";
 import type { IssueRow } from "../schema/tables.ts";

@@ -6,7 +6,7 @@ import { fail, notFound } from "../../../platform/errors.ts";
 import { recordChange } from "../../../platform/rows.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import type { AssessContextInput, QueueClarificationInput, RecordHumanAnswerInput } from "../inputs.gen.ts";
 import { historyView, questionView } from "../model.ts";
 import { assess, type ChunkState, canMove, detectSignals } from "../rules/chunks.ts";

@@ -9,7 +9,7 @@ import { type WriteScope, write } from "../../../platform/write.ts";
 import type { SessionRow } from "../../sessions/schema.ts";
 import { namedSession } from "../../sessions/service.ts";
 import type { TaskRow } from "../../tasks/schema.ts";
-import { getTask } from "../../tasks/store.ts";
+import { getTask } from "../../tasks/store/tasks.ts";
 import type { BuildContextPackInput } from "../inputs.gen.ts";
 import { budgetOf, type Candidate, CONTRACT_VERSION, type Pack, type PackType, pack, ROLES } from "../rules/packing.ts";
 import { norm } from "../rules/text.ts";

@@ -1,7 +1,7 @@
 import { type DialectName, type Kysely, sql } from "kernel";
 import { type Caller, projectCondition, scopeOf } from "../../../access/caller.ts";
 import type { ShampooDB } from "../../../store/schema.ts";
-import { LIVE_STATUS_SQL } from "../../tasks/ready-sql.ts";
+import { LIVE_STATUS_SQL } from "../../tasks/store/ready-sql.ts";
 import type { EntityFact, TaskFact } from "../rules/detect.ts";
 import { type AuditParams, type Category, cutoffs } from "../rules/vocabulary.ts";
 import { BLANK_SQL } from "./blank.ts";

@@ -1,7 +1,8 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { archiveDoneTasks, DEFAULT_ARCHIVE_DAYS } from "../service.ts";
+import type { ArchiveDoneTasksInput } from "../inputs.gen.ts";
+import { archiveDoneTasks, DEFAULT_ARCHIVE_DAYS } from "../service/write.ts";
 
-export const archive_done_tasks = tool({
+export const archive_done_tasks = tool<ArchiveDoneTasksInput>({
   name: "archive_done_tasks",
   title: "Archive old done tasks",
   description:

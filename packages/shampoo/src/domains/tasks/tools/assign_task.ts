@@ -1,7 +1,8 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { assignTask } from "../service.ts";
+import type { AssignTaskInput } from "../inputs.gen.ts";
+import { assignTask } from "../service/write.ts";
 
-export const assign_task = tool({
+export const assign_task = tool<AssignTaskInput>({
   name: "assign_task",
   title: "Assign a task or note",
   description:

@@ -1,8 +1,9 @@
 import { input, output, tool } from "../../../tooling.ts";
+import type { BumpOverduePriorityInput } from "../inputs.gen.ts";
 import { PRIORITIES } from "../model.ts";
-import { bumpOverduePriority, DEFAULT_BUMP_TARGET } from "../service.ts";
+import { bumpOverduePriority, DEFAULT_BUMP_TARGET } from "../service/write.ts";
 
-export const bump_overdue_priority = tool({
+export const bump_overdue_priority = tool<BumpOverduePriorityInput>({
   name: "bump_overdue_priority",
   title: "Raise the priority of overdue tasks",
   description:

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { CreateTaskOrNoteInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
-import { createTaskOrNote } from "../service.ts";
+import { createTaskOrNote } from "../service/write.ts";
 
-export const create_task_or_note = tool({
+export const create_task_or_note = tool<CreateTaskOrNoteInput>({
   name: "create_task_or_note",
   title: "Create a task or note",
   description:

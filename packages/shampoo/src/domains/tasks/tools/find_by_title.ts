@@ -1,10 +1,11 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { LOOKUP_STRATEGIES, RANKING_CONTRACT_VERSION } from "../lookup.ts";
-import { findByTitle, LOOKUP_LIMIT } from "../read.ts";
+import type { FindByTitleInput } from "../inputs.gen.ts";
+import { LOOKUP_STRATEGIES, RANKING_CONTRACT_VERSION } from "../rules/lookup.ts";
+import { findByTitle, LOOKUP_LIMIT } from "../service/find.ts";
 
 const CONFIDENCES = ["high", "medium", "low"];
 
-export const find_by_title = tool({
+export const find_by_title = tool<FindByTitleInput>({
   name: "find_by_title",
   title: "Find by remembered phrase",
   description:

@@ -1,13 +1,15 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import { QUERY_LIMIT, queryTasks, SORT_FIELDS, SORT_ORDERS } from "../read.ts";
+import type { QueryTasksInput } from "../inputs.gen.ts";
 import { P, TASK } from "../schemas.ts";
+import { QUERY_LIMIT, queryTasks } from "../service/query.ts";
+import { SORT_FIELDS, SORT_ORDERS } from "../store/query.ts";
 
 const TASK_ENTRY = {
   ...TASK,
   properties: { ...(TASK.properties as Record<string, unknown>), rank: { type: "number" } },
 };
 
-export const query_tasks = tool({
+export const query_tasks = tool<QueryTasksInput>({
   name: "query_tasks",
   title: "Query tasks and notes",
   description:

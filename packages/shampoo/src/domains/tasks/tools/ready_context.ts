@@ -1,6 +1,7 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { readyContext } from "../read.ts";
-import { READY_CONTRACT_VERSION, READY_LIMIT, READY_MODES, READY_STATES } from "../ready.ts";
+import type { ReadyContextInput } from "../inputs.gen.ts";
+import { READY_CONTRACT_VERSION, READY_LIMIT, READY_MODES, READY_STATES } from "../rules/ready.ts";
+import { readyContext } from "../service/ready.ts";
 
 const RECORD = {
   type: "object",
@@ -31,7 +32,7 @@ const RECORD = {
 };
 const RECORDS = { type: "array", items: RECORD };
 
-export const ready_context = tool({
+export const ready_context = tool<ReadyContextInput>({
   name: "ready_context",
   title: "Ready context",
   description:

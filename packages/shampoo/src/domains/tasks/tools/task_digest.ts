@@ -1,7 +1,8 @@
 import { input, output, tool } from "../../../tooling.ts";
-import { DIGEST_LIMIT, DIGEST_OVERDUE_MAX, taskDigest } from "../read.ts";
+import type { TaskDigestInput } from "../inputs.gen.ts";
+import { DIGEST_LIMIT, DIGEST_OVERDUE_MAX, taskDigest } from "../service/digest.ts";
 
-export const task_digest = tool({
+export const task_digest = tool<TaskDigestInput>({
   name: "task_digest",
   title: "Task digest",
   description: `The session-start digest (markdown starting with ## Task Digest): status counts, up to ${DIGEST_OVERDUE_MAX} past-due tasks first, then the live tasks of today, inbox and next; never notes. Only tasks inside your project grants; an empty view is the bare header with zero counts.`,

@@ -1,8 +1,9 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { UpdateTaskInput } from "../inputs.gen.ts";
 import { P } from "../schemas.ts";
-import { updateTask } from "../service.ts";
+import { updateTask } from "../service/write.ts";
 
-export const update_task = tool({
+export const update_task = tool<UpdateTaskInput>({
   name: "update_task",
   title: "Update a task or note",
   description:

@@ -1,9 +1,10 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
+import type { UpsertNoteByTitleProjectInput } from "../inputs.gen.ts";
 import { PRIORITIES, SECTIONS } from "../model.ts";
 import { P } from "../schemas.ts";
-import { MATCHED_ON, upsertNoteByTitleProject } from "../service.ts";
+import { MATCHED_ON, upsertNoteByTitleProject } from "../service/write.ts";
 
-export const upsert_note_by_title_project = tool({
+export const upsert_note_by_title_project = tool<UpsertNoteByTitleProjectInput>({
   name: "upsert_note_by_title_project",
   title: "Create or update a note by title and project",
   description:
