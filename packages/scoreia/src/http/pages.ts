@@ -38,6 +38,7 @@ export function layout(opts: { title: string; section: Section; body: Html; scri
 <title>${opts.title} · ScoreIA Open Chamber</title>
 <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/style.css">
+<link rel="stylesheet" href="/assets/tables.css">
 ${scripts}
 </head>
 <body>

@@ -50,6 +50,7 @@ const ASSETS = new Map<string, { type: string; body: Buffer }>(
   (
     [
       ["style.css", "text/css; charset=utf-8"],
+      ["tables.css", "text/css; charset=utf-8"],
       ["jcs.js", "text/javascript; charset=utf-8"],
       ["verify-proof.js", "text/javascript; charset=utf-8"],
       ["verify-reveal.js", "text/javascript; charset=utf-8"],

@@ -10,7 +10,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANONICAL_TOOLS, connectHttp, type HttpServer, ROOT, startHttp, tempDir } from "./support.ts";
 
-const ASSETS = ["style.css", "jcs.js", "verify-proof.js", "verify-reveal.js", "verify-page.js", "favicon.svg"];
+const ASSETS = [
+  "style.css",
+  "tables.css",
+  "jcs.js",
+  "verify-proof.js",
+  "verify-reveal.js",
+  "verify-page.js",
+  "favicon.svg",
+];
 
 const tmp = tempDir("assets");
 let server: HttpServer;

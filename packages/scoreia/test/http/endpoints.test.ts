@@ -499,7 +499,7 @@ describe.each(DIALECTS)("public endpoints on %s", (dialect) => {
       const bad = await s.get("/?limit=500");
       expect(bad.status).toBe(400);
       expect(await bad.text()).toContain("limit must be an integer");
-      for (const a of ["style.css", "jcs.js", "verify-proof.js", "verify-reveal.js", "verify-page.js"]) {
+      for (const a of ["style.css", "tables.css", "jcs.js", "verify-proof.js", "verify-reveal.js", "verify-page.js"]) {
         const res = await s.get(`/assets/${a}`);
         expect(res.status, a).toBe(200);
         expect(res.headers.get("content-type")).toMatch(a.endsWith(".css") ? /^text\/css/ : /^text\/javascript/);

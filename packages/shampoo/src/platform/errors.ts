@@ -29,6 +29,10 @@ export const SHAMPOO_ERRORS = errorTable({
   cannot_record: result(409),
   /** queue_clarification on a frozen chunk. */
   cannot_queue: result(409),
+  /** enable_toolset with a name that is no toolset. */
+  unknown_toolset: result(400),
+  /** enable_toolset beyond what the caller may use (the server's --tools ∩ its config entry). */
+  toolset_not_allowed: result(403),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;

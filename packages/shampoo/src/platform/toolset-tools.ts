@@ -1,6 +1,6 @@
-import { DomainError } from "kernel";
 import type { ShampooCtx } from "../context.ts";
 import { input, output, type ShampooTool, tool } from "../tooling.ts";
+import { fail } from "./errors.ts";
 import { ENABLE_TOOLSET, HOW_TO_WIDEN, LIST_TOOLSETS, type ToolsetView } from "./toolsets.ts";
 
 /**
@@ -10,8 +10,7 @@ import { ENABLE_TOOLSET, HOW_TO_WIDEN, LIST_TOOLSETS, type ToolsetView } from ".
  */
 
 function viewOf(ctx: ShampooCtx): ToolsetView {
-  if (!ctx.toolsets)
-    throw new DomainError("internal_error", "toolsets are not served here", { error_type: "internal" });
+  if (!ctx.toolsets) throw fail("internal_error", "toolsets are not served here");
   return ctx.toolsets;
 }
 

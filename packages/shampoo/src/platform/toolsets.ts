@@ -1,5 +1,6 @@
-import { DomainError, MODERN_PROTOCOL_VERSIONS, type SessionInfo, ToolSelectionError } from "kernel";
+import { MODERN_PROTOCOL_VERSIONS, type SessionInfo, ToolSelectionError } from "kernel";
 import type { Caller } from "../access/caller.ts";
+import { fail } from "./errors.ts";
 import type { Module } from "./module.ts";
 import { intersect, ProfileError, parseProfile, type ToolProfile } from "./profiles.ts";
 
@@ -128,19 +129,17 @@ export class Toolsets {
       enable: async (name) => {
         const names = name === "all" ? [...this.#all] : this.catalog.find((t) => t.name === name)?.tools;
         if (!names) {
-          throw new DomainError(
-            "validation",
+          throw fail(
+            "unknown_toolset",
             `unknown toolset ${JSON.stringify(name)} (toolsets: all, ${this.catalog.map((t) => t.name).join(", ")})`,
-            { error_type: "unknown_toolset" },
           );
         }
         const allowed = names.filter((n) => allowance.has(n));
         if (allowed.length === 0) {
-          throw new DomainError(
-            "forbidden",
+          throw fail(
+            "toolset_not_allowed",
             `toolset ${name} is outside what ${caller.principal} may use (allowed: ${this.#describe(allowance)}); ` +
               "the server's --tools and this principal's config entry decide that",
-            { error_type: "toolset_not_allowed" },
           );
         }
         const before = enabled();
