@@ -53,16 +53,24 @@ export function loadConfig(file: string): ShampooConfig {
   } catch (e) {
     throw new ConfigError(`cannot read --config ${file}: ${(e as Error).message}`);
   }
-  const config = parseConfig(text, file);
+  let mode: number | undefined;
   try {
-    const mode = statSync(file).mode;
-    if (process.platform !== "win32" && (mode & 0o077) !== 0) {
-      config.warnings.push(
-        `${file} holds bearer tokens and is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`,
-      );
-    }
+    mode = statSync(file).mode;
   } catch {
     // stat after a successful read can only fail in a race; the file was read, that is enough
+  }
+  // A file others can write could be given any principal and grants by them: refused, as ssh
+  // refuses such key files. One others can only read leaks tokens: a warning.
+  if (mode !== undefined && process.platform !== "win32" && (mode & 0o022) !== 0) {
+    throw new ConfigError(
+      `${file} holds bearer tokens and others can write it (mode ${(mode & 0o777).toString(8)}): anyone who can write it can make themselves any principal; chmod 600 it`,
+    );
+  }
+  const config = parseConfig(text, file);
+  if (mode !== undefined && process.platform !== "win32" && (mode & 0o077) !== 0) {
+    config.warnings.push(
+      `${file} holds bearer tokens and is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`,
+    );
   }
   return config;
 }

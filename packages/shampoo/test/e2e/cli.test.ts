@@ -10,6 +10,7 @@ import {
   ConfigError,
   callerFromFlags,
   describeCaller,
+  loadConfig,
   parseConfig,
   parseGrants,
 } from "../../src/access/config.ts";
@@ -117,6 +118,25 @@ describe("shampoo serve --http --insecure-local", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("config files others can write", () => {
+  for (const mode of [0o666, 0o620, 0o602]) {
+    it(`refuses a config file of mode ${mode.toString(8)} (others can write it), naming why`, () => {
+      const config = writeConfig(tmp.dir, [entry({ token: newToken() })]);
+      chmodSync(config, mode);
+      expect(() => loadConfig(config)).toThrow(
+        new RegExp(
+          `others can write it \\(mode ${mode.toString(8)}\\): anyone who can write it can make themselves any principal; chmod 600 it`,
+        ),
+      );
+    });
+  }
+  it("a group- or world-readable file (644) still loads, with its warning", () => {
+    const config = writeConfig(tmp.dir, [entry({ token: newToken() })]);
+    chmodSync(config, 0o644);
+    expect(loadConfig(config).warnings).toEqual([expect.stringContaining("is readable by others (mode 644)")]);
   });
 });
 
