@@ -163,10 +163,10 @@ export function authorize(def: ShampooTool, ctx: ShampooCtx): void {
 export function formatRejection(_tool: ShampooTool, r: Rejection): ToolOutput {
   if (r.kind === "error") {
     const { error_type: _stamped, ...fields } = r.error.extra;
-    return {
-      structuredContent: { error: r.error.message, error_type: payloadType(r.error.code), ...fields },
-      isError: true,
-    };
+    const type = payloadType(r.error.code);
+    // The type is its own field: a message never repeats it as a prefix ("invalid_sort: …").
+    const error = r.error.message.startsWith(`${type}: `) ? r.error.message.slice(type.length + 2) : r.error.message;
+    return { structuredContent: { error, error_type: type, ...fields }, isError: true };
   }
   if (r.kind === "limit") {
     return { structuredContent: { error: r.violation.message, error_type: "validation" }, isError: true };
@@ -174,6 +174,11 @@ export function formatRejection(_tool: ShampooTool, r: Rejection): ToolOutput {
   const messages = r.errors.map((e) => {
     if (e.keyword === "additionalProperties") return `Unknown argument: ${String(e.params.additionalProperty)}`;
     if (e.keyword === "required") return `Missing required argument: ${String(e.params.missingProperty)}`;
+    // An enum refusal names what is allowed, so the caller can correct itself in one step.
+    if (e.keyword === "enum" && Array.isArray(e.params.allowedValues)) {
+      const where = e.instancePath.replace(/^\//, "") || "arguments";
+      return `${where} must be one of: ${(e.params.allowedValues as unknown[]).map((v) => (v === "" ? '""' : String(v))).join(", ")}`;
+    }
     return `${e.instancePath.replace(/^\//, "") || "arguments"} ${e.message ?? "is invalid"}`;
   });
   return {

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { fail, given, payloadType, SHAMPOO_ERRORS, shampooErrorSpec } from "../../src/platform/errors.ts";
+import { formatRejection, type ShampooTool } from "../../src/tooling.ts";
 
 /**
  * One error table (src/platform/errors.ts): every code a SHAMPOO source fails with is in it.
@@ -67,5 +68,26 @@ describe("the error table", () => {
       undefined,
     ]);
     expect(given(" x ")).toBe(" x ");
+  });
+});
+
+describe("error payloads (tooling.ts formatRejection)", () => {
+  const format = (e: ReturnType<typeof fail>) =>
+    formatRejection({} as ShampooTool, { kind: "error", error: e }).structuredContent as Record<string, unknown>;
+
+  it("never repeat their type as a prefix of the message, and keep their fields", () => {
+    expect(format(fail("invalid_argument", "invalid_argument: limit must be at least 1"))).toEqual({
+      error: "limit must be at least 1",
+      error_type: "invalid_argument",
+    });
+    expect(format(fail("invalid_argument", "unknown_decision_filter: use accept, reject or defer"))).toEqual({
+      error: "unknown_decision_filter: use accept, reject or defer",
+      error_type: "invalid_argument",
+    });
+    expect(format(fail("invalid_mode", "Invalid mode", { valid_modes: ["ready"] }))).toEqual({
+      error: "Invalid mode",
+      error_type: "validation",
+      valid_modes: ["ready"],
+    });
   });
 });

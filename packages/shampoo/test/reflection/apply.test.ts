@@ -46,7 +46,7 @@ describe.each(DIALECTS)("reflection decide, review and apply (%s)", (dialect) =>
     });
     const before = await everything(h);
     expect(await refused(s.alice, "reflect_decide", { candidate_id: id, decision: "maybe" })).toEqual({
-      error: "invalid_argument: decision must be accept, reject or defer",
+      error: "decision must be accept, reject or defer",
       error_type: "invalid_argument",
     });
     const missing = await refused(s.alice, "reflect_decide", { candidate_id: "rc_nope", decision: "accept" });

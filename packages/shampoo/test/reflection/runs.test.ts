@@ -146,7 +146,7 @@ describe.each(DIALECTS)("reflection runs (%s)", (dialect) => {
       const before = await everything(h);
       const e = await refused(alice, "reflect_start", args);
       expect(e.error_type).toBe("invalid_argument");
-      expect(String(e.error)).toMatch(/^invalid_argument: /);
+      expect(String(e.error)).not.toMatch(/^invalid_argument/);
       expect(await refused(alice, "reflect_audit", args)).toEqual(e);
       expect(await everything(h)).toEqual(before);
     }

@@ -362,14 +362,38 @@ describe.each(DIALECTS)("query_tasks on %s", (dialect) => {
   });
 
   it("unknown sort_by or sort_order → invalid_sort naming the allowlist", async () => {
-    const e = await expectError(a, "query_tasks", { sort_by: "id" }, /^invalid_sort: /, "invalid_sort");
+    const e = await expectError(
+      a,
+      "query_tasks",
+      { sort_by: "id" },
+      /^sort_by "id" is not allowed; sort_by must be one of /,
+      "invalid_sort",
+    );
     expect(e.error).toContain(ALLOWLIST);
     expect(e.allowed_sort_by).toEqual(ALLOWLIST.split(", "));
     expect(e.allowed_sort_order).toEqual(["asc", "desc"]);
-    const o = await expectError(a, "query_tasks", { sort_order: "sideways" }, /^invalid_sort: /, "invalid_sort");
+    const o = await expectError(
+      a,
+      "query_tasks",
+      { sort_order: "sideways" },
+      /^sort_order "sideways" is not allowed; /,
+      "invalid_sort",
+    );
     expect(o.error).toContain(ALLOWLIST);
-    await expectError(a, "query_tasks", { sort_by: "title; DROP TABLE x" }, /invalid_sort/, "invalid_sort");
-    await expectError(a, "query_tasks", { sort_by: "description" }, /invalid_sort/, "invalid_sort");
+    await expectError(
+      a,
+      "query_tasks",
+      { sort_by: "title; DROP TABLE x" },
+      / is not allowed; sort_by must be one of /,
+      "invalid_sort",
+    );
+    await expectError(
+      a,
+      "query_tasks",
+      { sort_by: "description" },
+      / is not allowed; sort_by must be one of /,
+      "invalid_sort",
+    );
   });
 
   it("paging: limit clamps to 1..200 (default 50), offset ≥ 0, has_more/next_offset while content remains", async () => {
@@ -443,7 +467,12 @@ describe.each(DIALECTS)("query_tasks on %s", (dialect) => {
     await expectError(a, "query_tasks", { bogus: 1 }, "Unknown argument: bogus");
     await expectError(a, "query_tasks", { limit: "5" }, /limit must be integer/);
     await expectError(a, "query_tasks", { limit: 2.5 }, /limit must be integer/);
-    await expectError(a, "query_tasks", { status: "open" }, /status must be equal to one of the allowed values/);
+    await expectError(
+      a,
+      "query_tasks",
+      { status: "open" },
+      /^status must be one of: not_started, in_progress, done, archived, cancelled$/,
+    );
     await expectError(a, "query_tasks", { priority: "urgent" }, /priority/);
     await expectError(a, "query_tasks", { section: "later" }, /section/);
     await expectError(a, "query_tasks", { type: "memo" }, /type/);

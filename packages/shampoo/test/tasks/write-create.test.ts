@@ -1,5 +1,6 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRIORITIES, SECTIONS, STATUSES, TYPES } from "../../src/domains/tasks/model.ts";
 import { type Harness, harness } from "../support/shampoo.ts";
 import {
   eventsOf,
@@ -19,6 +20,9 @@ import {
   UUID_RE,
   uniq,
 } from "../support/tasks-write.ts";
+
+/** What an enum refusal names as allowed (the catalog enums). */
+const ALLOWED = { priority: PRIORITIES, section: SECTIONS, status: STATUSES, type: TYPES };
 
 describe.each(DIALECTS)("create_task_or_note on %s", (dialect) => {
   let h: Harness;
@@ -306,7 +310,7 @@ describe.each(DIALECTS)("create_task_or_note on %s", (dialect) => {
         a,
         "create_task_or_note",
         { title: "x", project: p, [field as string]: value },
-        `${field} must be equal to one of the allowed values`,
+        `${field} must be one of: ${ALLOWED[field as keyof typeof ALLOWED].join(", ")}`,
       );
     }
   });

@@ -226,8 +226,20 @@ describe.each(DIALECTS)("upsert_note_by_title_project on %s", (dialect) => {
       "update_if_found must be boolean",
     );
     await expectRefused(h, a, UP, { title: "x", project: 1 }, "project must be string");
-    await expectRefused(h, a, UP, { title: "x", project: p, priority: "urgent" }, /^priority must be equal/);
-    await expectRefused(h, a, UP, { title: "x", project: p, section: "later" }, /^section must be equal/);
+    await expectRefused(
+      h,
+      a,
+      UP,
+      { title: "x", project: p, priority: "urgent" },
+      /^priority must be one of: ("", )?low, medium, high, critical$/,
+    );
+    await expectRefused(
+      h,
+      a,
+      UP,
+      { title: "x", project: p, section: "later" },
+      /^section must be one of: ("", )?inbox, today, next, someday, waiting$/,
+    );
     await expectRefused(h, a, UP, { title: "x", project: p, description: 3 }, "description must be string");
   });
 

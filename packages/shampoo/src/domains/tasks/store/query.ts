@@ -67,7 +67,7 @@ const SORTS: Record<SortField, { key: (e: Engine) => Raw<unknown>; dir: Dir; nul
 function invalidSort(what: string, value: string): DomainError {
   return fail(
     "invalid_sort",
-    `invalid_sort: ${what} ${JSON.stringify(value)} is not allowed; sort_by must be one of ${SORT_FIELDS.join(", ")} and sort_order one of ${SORT_ORDERS.join(", ")}`,
+    `${what} ${JSON.stringify(value)} is not allowed; sort_by must be one of ${SORT_FIELDS.join(", ")} and sort_order one of ${SORT_ORDERS.join(", ")}`,
     { allowed_sort_by: [...SORT_FIELDS], allowed_sort_order: [...SORT_ORDERS] },
   );
 }
