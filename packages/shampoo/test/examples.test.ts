@@ -117,3 +117,23 @@ describe("fixture keys come from the modules", () => {
     expect(FIXTURE_KEYS).toEqual(expect.arrayContaining(["taskId", "sessionId", "entity", "chunkId", "runApply"]));
   });
 });
+
+describe("no argument is accepted and silently dropped", () => {
+  /** Words that say a property is taken and ignored. */
+  const IGNORED = /\b(unused|accepted but|not stored|(is|are) ignored|no effect)\b/i;
+
+  it("no tool's input property is documented as accepted and ignored: each is honoured or refused", () => {
+    const walk = (schema: unknown, path: string, out: string[]): void => {
+      if (!schema || typeof schema !== "object") return;
+      const s = schema as { description?: unknown; properties?: Record<string, unknown>; items?: unknown };
+      if (typeof s.description === "string" && IGNORED.test(s.description)) out.push(`${path}: ${s.description}`);
+      for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${path}.${k}`, out);
+      if (s.items) walk(s.items, `${path}[]`, out);
+    };
+    const found: string[] = [];
+    for (const t of TOOLS) walk(t.inputSchema, t.name, found);
+    expect(found).toEqual([]);
+    // and the tool descriptions do not say it either
+    expect(TOOLS.filter((t) => IGNORED.test(t.description)).map((t) => t.name)).toEqual([]);
+  });
+});

@@ -75,7 +75,7 @@ describe.each(DIALECTS)("create_task_or_note on %s", (dialect) => {
     expect(r).toEqual({ status: "not_started", task_id: r.task_id, title: "Draft Paul pack README", type: "task" });
   });
 
-  it("stores every parameter; assignee is accepted but not stored", async () => {
+  it("stores every parameter, the assignee as assign_task would (shared_by the caller)", async () => {
     const p = uniq();
     const a = await h.as({ principal: "alice", grants: [p] });
     const parent = await mk(a, { title: "Parent", project: p });
@@ -108,10 +108,10 @@ describe.each(DIALECTS)("create_task_or_note on %s", (dialect) => {
       reminder_at: "2026-12-20T09:30:00",
       section: "today",
       type: "note",
-      assignee: null,
-      shared_by: null,
+      assignee: "bob",
+      shared_by: "alice",
     });
-    // The request itself is kept verbatim in the event payload (audit), the row carries no assignee.
+    // The request itself is kept verbatim in the event payload (audit).
     const [e] = await eventsOf(h, r.task_id as string);
     expect(JSON.parse(e?.payload_json ?? "{}")).toEqual(args);
   });

@@ -141,7 +141,7 @@ query: string
  */
 budget?: number
 /**
- * Accepted but unused on this path.
+ * Affinity hint: among equal matches, this project's rank first. Never filters.
  */
 project?: string
 }

@@ -31,7 +31,7 @@ export interface CreateTaskOrNoteInput {
  */
 title: string
 /**
- * Accepted but not stored at creation; use assign_task.
+ * Who should do it: stored verbatim as assign_task would (shared_by: you); grants nothing.
  */
 assignee?: string
 /**
@@ -222,7 +222,7 @@ section?: ("" | "inbox" | "today" | "next" | "someday" | "waiting")
  */
 status?: ("" | "not_started" | "in_progress" | "done" | "archived" | "cancelled")
 /**
- * New title. Empty strings are ignored.
+ * New title. An empty string leaves it unchanged.
  */
 title?: string
 /**

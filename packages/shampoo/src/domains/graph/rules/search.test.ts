@@ -105,6 +105,23 @@ describe("search_nodes pool and ranking", () => {
     expect(jumpOf(ranked)).toBe(Math.round((1 - 9 / 12) * 1000) / 1000);
   });
 
+  it("search_nodes' project hint orders equal scores only: never a filter, never above a better match", () => {
+    const q = parseQuery("kestrel");
+    const pool = {
+      entities: [
+        entity("a", "Kestrel A", { project: "other" }),
+        entity("b", "Kestrel B", { project: "mine" }),
+        entity("c", "Kestrel", { project: "other" }),
+      ],
+      observations: [],
+      capped: false,
+    };
+    expect(rankPool(pool, q).ranked.map((c) => c.name)).toEqual(["Kestrel", "Kestrel A", "Kestrel B"]);
+    // with the hint: the exact name still leads; among the equal ones, "mine" comes first; none is dropped
+    expect(rankPool(pool, q, "mine").ranked.map((c) => c.name)).toEqual(["Kestrel", "Kestrel B", "Kestrel A"]);
+    expect(rankPool(pool, q, "nowhere").ranked.map((c) => c.name)).toEqual(["Kestrel", "Kestrel A", "Kestrel B"]);
+  });
+
   it("keeps at most CANDIDATES and says when there were more", () => {
     const many = Array.from({ length: CANDIDATES + 2 }, (_, i) => entity(`e${i}`, `Kestrel ${i}`));
     const { ranked, more } = rankPool({ entities: many, observations: [], capped: false }, parseQuery("kestrel"));

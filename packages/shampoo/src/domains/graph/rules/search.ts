@@ -28,6 +28,7 @@ export const SEARCH_DEFAULT_BUDGET = 16_000;
 export const HEAD_CHARS = 500;
 export const BLANK_LIST_LIMIT = 50;
 export const WEIGHTS = { name: 4, alias: 3, type: 2, observation: 1, exactName: 8, exactAlias: 6 } as const;
+
 /** Evidence window: at most this many characters of an observation around its first hit. */
 export const WINDOW_CHARS = 240;
 /** Windows per entity: evidence-bearing observations first (found), first observations otherwise. */
@@ -262,8 +263,15 @@ export function takePool(
   return { entities: [...entities.values()], observations: [...observations.values()], capped };
 }
 
-/** The pool's entities as scored candidates, best first, at most CANDIDATES (see the module comment). */
-export function rankPool(pool: Pool, q: ParsedQuery): { ranked: Candidate[]; more: boolean } {
+/**
+ * The pool's entities as scored candidates, best first, at most CANDIDATES (see the module
+ * comment); `affinity` is search_nodes' project hint: it breaks ties only.
+ */
+export function rankPool(
+  pool: Pool,
+  q: ParsedQuery,
+  affinity: string | null = null,
+): { ranked: Candidate[]; more: boolean } {
   const byId = new Map<string, Candidate>();
   for (const e of pool.entities) byId.set(e.id, blankCandidate(e, "match"));
   for (const h of pool.observations) {
@@ -282,8 +290,11 @@ export function rankPool(pool: Pool, q: ParsedQuery): { ranked: Candidate[]; mor
     c.fieldHit = f.fieldHit;
     c.score = round3(f.score + Math.min(0.5, 0.1 * c.entityHits));
   }
+  // search_nodes' project hint is an affinity, never a filter: it orders equal scores only, so it
+  // never lifts an entity above a better match nor lets in anything that did not match.
+  const near = (c: Candidate) => (affinity !== null && c.project === affinity ? 1 : 0);
   const ranked = [...byId.values()].sort(
-    (x, y) => y.score - x.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0),
+    (x, y) => y.score - x.score || near(y) - near(x) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0),
   );
   return { ranked: ranked.slice(0, CANDIDATES), more: ranked.length > CANDIDATES };
 }

@@ -49,13 +49,14 @@ export async function searchNodesText(
 ): Promise<{ result: Record<string, unknown>; text: string }> {
   const query = String(a.query);
   const budget = a.budget === undefined ? SEARCH_DEFAULT_BUDGET : Number(a.budget);
-  // `project` is accepted for compatibility and deliberately unused: it neither narrows nor boosts.
+  // `project` is an affinity hint: it orders equal matches, never narrows (rules/search.ts).
+  const affinity = a.project === undefined || a.project === "" ? null : projectValue(a.project);
   const q = parseQuery(query);
   const s = graphScopeOf(ctx.caller);
   // The pack runs inside the read: the first observations of plain candidates are read only for
   // the candidates the budget can reach.
   return readNoted(ctx, "search_nodes", async (db, engine) => {
-    const g = await gather(db, engine, s, q);
+    const g = await gather(db, engine, s, q, affinity);
     const packed = await pack(g, query, q, budget, async (plain: Candidate[]) => {
       const heads = await firstObservations(
         db,
@@ -100,7 +101,13 @@ async function retrieve(db: Db, engine: Engine, s: GraphScope, q: ParsedQuery, w
 }
 
 /** Everything search_nodes gathers before packing: candidates, their evidence, the degradations. */
-async function gather(db: Db, engine: Engine, s: GraphScope, q: ParsedQuery): Promise<Gathered> {
+async function gather(
+  db: Db,
+  engine: Engine,
+  s: GraphScope,
+  q: ParsedQuery,
+  affinity: string | null,
+): Promise<Gathered> {
   const degraded: string[] = [];
   let candidates: Candidate[] = [];
   if (q.status === "blank") {
@@ -110,7 +117,7 @@ async function gather(db: Db, engine: Engine, s: GraphScope, q: ParsedQuery): Pr
     if (wordsOnly) degraded.push("stopwords_only");
     const pool = await retrieve(db, engine, s, q, wordsOnly);
     if (pool.capped) degraded.push("pool_capped");
-    const { ranked, more } = rankPool(pool, q);
+    const { ranked, more } = rankPool(pool, q, affinity);
     if (more && !degraded.includes("pool_capped")) degraded.push("pool_capped");
     candidates = ranked;
   }

@@ -7,7 +7,7 @@ import { searchNodesText } from "../service/search.ts";
 export const search_nodes = tool<SearchNodesInput>({
   name: "search_nodes",
   title: "Search nodes",
-  description: `Searches the graph by free text (names, aliases, types, observations; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a budget: ranked entities with observation windows (≤ ${WINDOW_CHARS} characters around the hit), live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order while the result fits the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name. project is unused here (see search_by_project).`,
+  description: `Searches the graph by free text (names, aliases, types, observations; stopwords dropped; words of 3+ characters also match as prefixes) and packs the best evidence per entity under a budget: ranked entities with observation windows (≤ ${WINDOW_CHARS} characters around the hit), live one-hop neighbours of the best matches, and an _accounting block (coverage, truncation, calibration). Entities are added in rank order while the result fits the budget (default ${SEARCH_DEFAULT_BUDGET} characters); then truncated is true. A blank query lists the first ${BLANK_LIST_LIMIT} entities by name. project is an affinity hint: among equally scored matches, its entities come first; it never filters (see search_by_project).`,
   inputSchema: input(
     {
       query: { type: "string", maxLength: 2000, description: "Free text; blank lists the first entities by name." },
@@ -17,7 +17,11 @@ export const search_nodes = tool<SearchNodesInput>({
         maximum: 1_000_000,
         description: `Wire-character budget for the whole result (default ${SEARCH_DEFAULT_BUDGET}).`,
       },
-      project: { type: "string", maxLength: 200, description: "Accepted but unused on this path." },
+      project: {
+        type: "string",
+        maxLength: 200,
+        description: "Affinity hint: among equal matches, this project's rank first. Never filters.",
+      },
     },
     ["query"],
   ),

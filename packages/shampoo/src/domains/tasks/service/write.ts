@@ -88,6 +88,7 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: CreateTaskOrNoteInput
   const reminder = given(a.reminder_at) === undefined ? null : checkDateTime("reminder_at", a.reminder_at as string);
   const recurring = given(a.recurring) === undefined ? null : checkRecurring(a.recurring as string);
   const parent = given(a.parent_id) ?? null;
+  const assignee = given(a.assignee);
   if (!canWrite(ctx.caller, project)) throw scopeDenied();
   return write(ctx, async (w) => {
     if (parent) await checkParent(w, parent);
@@ -103,7 +104,9 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: CreateTaskOrNoteInput
       parent_id: parent,
       recurring,
       reminder_at: reminder,
-      // assignee is accepted but not stored at creation (catalog: use assign_task, which records shared_by)
+      // No argument is silently dropped: an assignee given at creation is stored as assign_task
+      // would store it (verbatim, grants nothing), with shared_by the caller.
+      ...(assignee === undefined ? {} : { assignee, shared_by: ctx.caller.principal }),
     });
     await createTask(w, row, a);
     return { task_id: row.id, title, type: row.type, status: row.status };

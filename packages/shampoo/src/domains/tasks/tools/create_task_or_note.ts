@@ -7,14 +7,14 @@ export const create_task_or_note = tool<CreateTaskOrNoteInput>({
   name: "create_task_or_note",
   title: "Create a task or note",
   description:
-    "Creates one task (actionable work tracked to done; starts not_started) or note (durable long-form content): the everyday write. Untagged (no project) content needs the untagged grant. assignee is not stored at creation: use assign_task afterwards.",
+    "Creates one task (actionable work tracked to done; starts not_started) or note (durable long-form content): the everyday write. Untagged (no project) content needs the untagged grant. An assignee is stored as assign_task stores it (shared_by: you).",
   inputSchema: input(
     {
       title: { ...P.title, description: "Task title (required)." },
       assignee: {
         type: "string",
         maxLength: 200,
-        description: "Accepted but not stored at creation; use assign_task.",
+        description: "Who should do it: stored verbatim as assign_task would (shared_by: you); grants nothing.",
       },
       description: { ...P.text, description: "Primary task/note body and main long-form content." },
       due_date: { type: "string", description: "YYYY-MM-DD format or empty to skip." },

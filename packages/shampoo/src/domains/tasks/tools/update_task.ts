@@ -33,7 +33,7 @@ export const update_task = tool<UpdateTaskInput>({
         enum: ["", "not_started", "in_progress", "done", "archived", "cancelled"],
         description: "not_started | in_progress | done | archived | cancelled.",
       },
-      title: { type: "string", maxLength: 500, description: "New title. Empty strings are ignored." },
+      title: { type: "string", maxLength: 500, description: "New title. An empty string leaves it unchanged." },
       type: { type: "string", enum: ["", "task", "note"], description: "task | note." },
     },
     ["task_id"],
