@@ -29,6 +29,8 @@ export const SHAMPOO_ERRORS = errorTable({
   cannot_record: result(409),
   /** queue_clarification on a frozen chunk. */
   cannot_queue: result(409),
+  /** A debate read of a topic the caller cannot reach: missing, foreign and outsider alike. */
+  unknown_topic: result(404),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;
