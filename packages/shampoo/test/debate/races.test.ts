@@ -123,7 +123,7 @@ describe("debate races on postgres", () => {
     const rows = await h.db.db
       .selectFrom("shampoo_debate_recipients")
       .selectAll()
-      .where("msg_id", "=", m.msg_id)
+      .where("msg_id", "=", m.msg_id as string)
       .execute();
     expect(rows.map((r) => r.delivered_at !== null)).toEqual([true]);
   });
