@@ -122,6 +122,30 @@ describe.each(DIALECTS)("debate delivery on %s", (dialect) => {
     expect((await check(c.pro, t, "PRO", { since_ts: "2000-01-01T00:00:00Z" })).count).toBe(2);
   });
 
+  it("resuming after a restart loses nothing: a new server on the same database delivers what waits", async () => {
+    const t = await topic();
+    await post(c.pro, t, "PRO", "STATUS", "before the restart");
+    const m = await addressed(t, "PRO", "waiting for pro");
+    await check(c.pro, t, "PRO"); // checked, never receipted: the crash
+    const h2 = await harness(dialect, { db: h.db });
+    const pro2 = await h2.as({ principal: c.pro.caller.principal, grants: [c.project] });
+    try {
+      const inbox = await ok(pro2, "debate_signal_check", { topic_id: t, role: "PRO", session_id: c.pro.session });
+      expect((inbox.pending as Sc[]).map((x) => x.msg_id)).toEqual([m.msg_id]);
+      const read = await ok(pro2, "debate_read", { topic_id: t, role: "PRO" });
+      expect((read.messages as Sc[]).map((x) => x.body)).toEqual(["before the restart", "waiting for pro"]);
+      await ok(pro2, "debate_signal_advance", {
+        topic_id: t,
+        role: "PRO",
+        session_id: c.pro.session,
+        last_processed_msg_id: m.msg_id,
+      });
+      expect((await check(c.pro, t, "PRO")).count).toBe(0);
+    } finally {
+      await pro2.client.close();
+    }
+  });
+
   it("receipts name only messages addressed to the caller", async () => {
     const t = await topic();
     const forCon = await addressed(t, "CON", "con's");

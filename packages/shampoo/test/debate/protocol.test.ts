@@ -106,6 +106,9 @@ describe.each(DIALECTS)("debate/v1 on %s", (dialect) => {
     const state = await ok(c.conductor, "debate_protocol_state", { topic_id: t });
     expect(state).toMatchObject({ phase: "STALEMATE", stalemate_reason: "order_swap_disagreement" });
     expect(state.judge_flip_rates).toEqual([{ judge_role: "JUDGE", pairs: 1, flips: 1, flip_rate: 1 }]);
+    // debate_state shows the measured flip rate too.
+    const moved = await ok(c.conductor, "debate_state", { topic_id: t, role: "CONDUCTOR", new_state: "ACTIVE" });
+    expect(moved.judge_flip_rates).toEqual([{ judge_role: "JUDGE", pairs: 1, flips: 1, flip_rate: 1 }]);
     // Projections and verdicts are immutable: a different verdict on a judged projection is refused.
     const again = await err(c.judge, "debate_judge_verdict", {
       projection_id: ab.projection_id,

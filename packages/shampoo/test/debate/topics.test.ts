@@ -101,6 +101,35 @@ describe.each(DIALECTS)("debate topics and authority on %s", (dialect) => {
     expect(events.map((e) => e.action)).toEqual(["create", "activate", "resolve", "archive"]);
   });
 
+  it("a rejected mutation preserves nothing: no message, no event", async () => {
+    const t = await topic();
+    const count = async () =>
+      Promise.all(
+        (["shampoo_history", "shampoo_debate_messages", "shampoo_debate_recipients"] as const).map(async (table) =>
+          Number(
+            (
+              await h.db.db
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll<number>().as("n"))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        ),
+      );
+    const before = await count();
+    const bad: Sc[] = [
+      { role: "PRO", priority: "M", kind: "A", body: "x", reply_to: MISSING_TOPIC },
+      { role: "PRO", priority: "M", kind: "COMPACTION", body: "x" },
+      { role: "PRO", priority: "M", kind: "A", body: "   " },
+      { role: "PRO", priority: "M", kind: "A", body: "x", addressed_to_csv: "PRO,NOBODY" },
+    ];
+    for (const b of bad) {
+      const tool = "addressed_to_csv" in b ? "debate_post_with_recipients" : "debate_post";
+      expect((await err(c.pro, tool, { topic_id: t, ...b })).error_type).toBe("validation");
+    }
+    expect(await count()).toEqual(before);
+  });
+
   it("ARCHIVED also retires diagnostic bindings", async () => {
     const t = await topic();
     await ok(c.outsider, "debate_bind_role", {

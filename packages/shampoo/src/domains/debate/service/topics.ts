@@ -25,6 +25,7 @@ import { getTopic, insertIdentity, ownsSession } from "../store/topics.ts";
 import type { DebateInitArgs } from "../tools/debate_init.ts";
 import { installBinding, retireBinding } from "./bindings.ts";
 import { appendMessage, ownedRole, uuidArg, writableTopic } from "./gate.ts";
+import { judgeFlipRates } from "./protocol.ts";
 
 /** The topic lifecycle: forward moves only, each one compare-and-swap on the topic's version. */
 export const topicFlow = defineStateMachine({
@@ -290,6 +291,7 @@ export async function transition(ctx: ShampooCtx, a: TransitionArgs): Promise<Re
         .map((q) => ({ msg_id: q.msg_id, role: q.role, ts: q.ts }));
       if (blocking.length > 0) {
         return {
+          ...(await flipRates(w, t)),
           old_state: from,
           new_state: from,
           ts: at,
@@ -328,6 +330,7 @@ export async function transition(ctx: ShampooCtx, a: TransitionArgs): Promise<Re
       }
     }
     return {
+      ...(await flipRates(w, t)),
       old_state: from,
       new_state: to,
       ts: msg.ts,
@@ -338,6 +341,11 @@ export async function transition(ctx: ShampooCtx, a: TransitionArgs): Promise<Re
       retired_worker_claims: claims,
     };
   });
+}
+
+/** On debate/v1 topics the transition answer also shows each judge role's measured flip rate. */
+async function flipRates(w: WriteScope, t: TopicRow): Promise<Record<string, unknown>> {
+  return t.protocol_version === PROTOCOL_V1 ? { judge_flip_rates: await judgeFlipRates(w.trx, t.topic_id) } : {};
 }
 
 /**
