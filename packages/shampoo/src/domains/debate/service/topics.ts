@@ -6,7 +6,7 @@ import { fail, given, invalid } from "../../../platform/errors.ts";
 import { changeRow, createRow } from "../../../platform/rows.ts";
 import { defineStateMachine } from "../../../platform/state-machine.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
-import type { DebateReconcileProjectInput, DebateSetTopicPriorityInput } from "../inputs.gen.ts";
+import type { DebateInitInput, DebateReconcileProjectInput, DebateSetTopicPriorityInput } from "../inputs.gen.ts";
 import { bindingView, denied, parseJson, protocolView, rolesOf, topicView } from "../model.ts";
 import {
   answers,
@@ -22,7 +22,6 @@ import {
 import type { BindingRow, TopicRow } from "../schema.ts";
 import { messagesOfKind, repliesTo } from "../store/messages.ts";
 import { getTopic, insertIdentity, ownsSession } from "../store/topics.ts";
-import type { DebateInitArgs } from "../tools/debate_init.ts";
 import { installBinding, retireBinding } from "./bindings.ts";
 import { appendMessage, ownedRole, uuidArg, writableTopic } from "./gate.ts";
 import { judgeFlipRates } from "./protocol.ts";
@@ -98,6 +97,9 @@ function resolveProject(ctx: ShampooCtx, raw: string | null | undefined): string
 function shapeOf(t: Pick<TopicRow, "title" | "created_by_role" | "roles_json" | "project" | "protocol_version">) {
   return JSON.stringify([t.title, t.created_by_role, rolesOf(t as TopicRow), t.project, t.protocol_version]);
 }
+
+/** gen:inputs drops every key named "title" (scripts/inputs.ts), so the title parameter is added here. */
+export type DebateInitArgs = DebateInitInput & { title: string };
 
 export async function debateInit(ctx: ShampooCtx, a: DebateInitArgs): Promise<Record<string, unknown>> {
   const title = a.title.trim();

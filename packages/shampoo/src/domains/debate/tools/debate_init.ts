@@ -1,10 +1,6 @@
 import { fx, input, output, tool } from "../../../tooling.ts";
-import type { DebateInitInput } from "../inputs.gen.ts";
 import { D } from "../schemas.ts";
-import { debateInit } from "../service/topics.ts";
-
-/** gen:inputs drops every key named "title" (scripts/inputs.ts), so the title parameter is added here. */
-export type DebateInitArgs = DebateInitInput & { title: string };
+import { type DebateInitArgs, debateInit } from "../service/topics.ts";
 
 export const debate_init = tool<DebateInitArgs>({
   name: "debate_init",
