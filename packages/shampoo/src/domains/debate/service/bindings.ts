@@ -9,6 +9,8 @@ import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { bindingEventView, bindingView, claimView, denied, rolesOf } from "../model.ts";
 import { roleShapeError } from "../rules.ts";
 import type { BindingRow, TopicRow, WorkerClaimRow } from "../schema.ts";
+import { activeClaimsOfParent, newestCompletedAck } from "../store/claims.ts";
+import { tip } from "../store/messages.ts";
 import {
   activeBinding,
   bindingOfSession,
@@ -94,14 +96,7 @@ export async function retireClaimsOf(
   parentSessionId: string,
   reason: string,
 ): Promise<number> {
-  const claims = await w.trx
-    .selectFrom("shampoo_debate_worker_claims")
-    .selectAll()
-    .where("topic_id", "=", topicId)
-    .where("role", "=", role)
-    .where("parent_session_id", "=", parentSessionId)
-    .where("state", "=", "active")
-    .execute();
+  const claims = await activeClaimsOfParent(w.trx, topicId, role, parentSessionId);
   for (const c of claims) await retireClaim(w, c, reason);
   return claims.length;
 }
@@ -292,13 +287,8 @@ export async function rotateBinding(ctx: ShampooCtx, a: RotateArgs): Promise<Rec
     };
     let warning: string | null = null;
     if (a.cursor_mode === "head") {
-      const tip = await w.trx
-        .selectFrom("shampoo_debate_messages")
-        .select(["msg_id", "ts", "seq"])
-        .where("topic_id", "=", t.topic_id)
-        .orderBy("seq", "desc")
-        .executeTakeFirst();
-      cursor = { msg_id: tip?.msg_id ?? null, ts: tip?.ts ?? null, seq: tip?.seq ?? null, source: "head" };
+      const top = await tip(w.trx, t.topic_id);
+      cursor = { msg_id: top?.msg_id ?? null, ts: top?.ts ?? null, seq: top?.seq ?? null, source: "head" };
     } else if (a.cursor_mode === "copy") {
       const src = await carriedCursor(w, current);
       if (src) cursor = src;
@@ -336,15 +326,7 @@ export async function carriedCursor(
   b: BindingRow,
 ): Promise<{ msg_id: string; ts: string | null; seq: number | null; source: string } | null> {
   if (b.cursor_msg_id) return { msg_id: b.cursor_msg_id, ts: b.cursor_ts, seq: b.cursor_seq, source: "primary" };
-  const c = await w.trx
-    .selectFrom("shampoo_debate_worker_claims as c")
-    .innerJoin("shampoo_debate_messages as m", "m.msg_id", "c.ack_msg_id")
-    .select(["m.msg_id", "m.ts", "m.seq"])
-    .where("c.topic_id", "=", b.topic_id)
-    .where("c.role", "=", b.role)
-    .where("c.state", "=", "completed")
-    .orderBy("m.seq", "desc")
-    .executeTakeFirst();
+  const c = await newestCompletedAck(w.trx, b.topic_id, b.role);
   return c ? { msg_id: c.msg_id, ts: c.ts, seq: c.seq, source: "completed_worker" } : null;
 }
 

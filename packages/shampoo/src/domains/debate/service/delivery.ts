@@ -14,8 +14,17 @@ import type {
 import { claimView, denied, messageView, rolesOf, sealed, unknownTopic } from "../model.ts";
 import { isUuid, POST_SCHEMA_VERSION, PRIORITY_RANK, strictUtc, TERMINAL_KINDS } from "../rules.ts";
 import type { BindingRow, MessageClaimRow, TopicRow, WorkerClaimRow } from "../schema.ts";
+import { activeClaimOfWorker, activeMessageClaims, completeMessageClaimsUpTo, messageClaim } from "../store/claims.ts";
 import { addressedTo, getMessage, inbox, markDelivered, markSeen, recipientsOf, repliesTo } from "../store/messages.ts";
-import { activeBinding, bindingOfSession, type Db, getTopic } from "../store/topics.ts";
+import {
+  activeBinding,
+  bindingOfSession,
+  type Db,
+  getTopic,
+  lockBinding,
+  sessionBinding,
+  updateBinding,
+} from "../store/topics.ts";
 import { readable, uuidArg, writableTopic } from "./gate.ts";
 
 /**
@@ -44,14 +53,7 @@ export async function receiver(
   if (!rolesOf(t).includes(role)) throw denied();
   const own = await bindingOfSession(db, t.topic_id, role, sessionId, ["active", "diagnostic"]);
   if (own && own.owner === ctx.caller.principal) return { binding: own, claim: null };
-  const claim = await db
-    .selectFrom("shampoo_debate_worker_claims")
-    .selectAll()
-    .where("topic_id", "=", t.topic_id)
-    .where("role", "=", role)
-    .where("worker_session_id", "=", sessionId)
-    .where("state", "=", "active")
-    .executeTakeFirst();
+  const claim = await activeClaimOfWorker(db, t.topic_id, role, sessionId);
   if (claim) {
     const parent = await activeBinding(db, t.topic_id, role);
     if (parent && parent.session_id === claim.parent_session_id && parent.owner === ctx.caller.principal) {
@@ -94,11 +96,7 @@ export async function signalCheck(ctx: ShampooCtx, a: DebateSignalCheckInput): P
       session,
       at,
     );
-    await w.trx
-      .updateTable("shampoo_debate_bindings")
-      .set({ last_check_at: at })
-      .where("binding_id", "=", r.binding.binding_id)
-      .execute();
+    await updateBinding(w.trx, r.binding.binding_id, { last_check_at: at });
     await w.event({
       entityKind: "debate_binding",
       entityId: r.binding.binding_id,
@@ -129,12 +127,7 @@ export async function signalCheck(ctx: ShampooCtx, a: DebateSignalCheckInput): P
 
 async function takeMessageClaim(w: WriteScope, msgId: string, topicId: string, role: string, session: string) {
   const at = iso(w.now);
-  const old = await w.trx
-    .selectFrom("shampoo_debate_message_claims")
-    .selectAll()
-    .where("msg_id", "=", msgId)
-    .where("session_id", "=", session)
-    .executeTakeFirst();
+  const old = await messageClaim(w.trx, msgId, session);
   const view = (c: MessageClaimRow) => ({ ...c, profile: undefined });
   if (!old) {
     const id = randomUUID();
@@ -177,9 +170,7 @@ export async function signalAdvance(ctx: ShampooCtx, a: DebateSignalAdvanceInput
   return write(ctx, async (w) => {
     const t = await writableTopic(w, topicId);
     const r = await receiver(w.trx, ctx, t, a.role, sessionId);
-    const b = (await w.engine
-      .forUpdate(w.trx.selectFrom("shampoo_debate_bindings").selectAll().where("binding_id", "=", r.binding.binding_id))
-      .executeTakeFirst()) as BindingRow;
+    const b = (await lockBinding(w.trx, w.engine, r.binding.binding_id)) as BindingRow;
     const m = await getMessage(w.trx, t.topic_id, target);
     if (!m) throw invalid("last_processed_msg_id is not a message of this topic");
     const mine =
@@ -236,20 +227,7 @@ export async function signalAdvance(ctx: ShampooCtx, a: DebateSignalAdvanceInput
       }),
     });
     await markDelivered(w.trx, t.topic_id, a.role, b.session_id, m.seq, at);
-    await w.trx
-      .updateTable("shampoo_debate_message_claims")
-      .set({ state: "done", updated_at: at })
-      .where("topic_id", "=", t.topic_id)
-      .where("session_id", "=", b.session_id)
-      .where("state", "=", "active")
-      .where("msg_id", "in", (eb) =>
-        eb
-          .selectFrom("shampoo_debate_messages")
-          .select("msg_id")
-          .where("topic_id", "=", t.topic_id)
-          .where("seq", "<=", m.seq),
-      )
-      .execute();
+    await completeMessageClaimsUpTo(w.trx, t.topic_id, b.session_id, m.seq, at);
     return {
       session_id: sessionId,
       role: a.role,
@@ -274,15 +252,7 @@ export async function messageClaimReclaim(
   return write(ctx, async (w) => {
     const t = await getTopic(w.trx, ctx.caller.profile, topicId, w.engine);
     if (!t || !(await readable(w.trx, ctx, t))) throw denied();
-    const claims = await w.trx
-      .selectFrom("shampoo_debate_message_claims")
-      .selectAll()
-      .where("topic_id", "=", t.topic_id)
-      .where("owner", "=", ctx.caller.principal)
-      .where("state", "=", "active")
-      .orderBy("claimed_at")
-      .orderBy("claim_id")
-      .execute();
+    const claims = await activeMessageClaims(w.trx, t.topic_id, ctx.caller.principal);
     const stale = claims.filter(
       (c) => Date.parse(c.claimed_at) < cutoff && w.now - Date.parse(c.claimed_at) >= minAge * 1000,
     );
@@ -376,13 +346,7 @@ export async function wakeDryRun(ctx: ShampooCtx, a: DebateWakeDryRunInput): Pro
       const b =
         x.recipient_kind === "role"
           ? await activeBinding(w.trx, t.topic_id, x.recipient)
-          : await w.trx
-              .selectFrom("shampoo_debate_bindings")
-              .selectAll()
-              .where("topic_id", "=", t.topic_id)
-              .where("session_id", "=", x.recipient)
-              .where("state", "=", "active")
-              .executeTakeFirst();
+          : await sessionBinding(w.trx, t.topic_id, x.recipient, ["active"]);
       if (!b) {
         logs.push(`no_active_owner:${x.recipient}`);
         continue;

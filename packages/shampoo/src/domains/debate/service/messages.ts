@@ -23,7 +23,7 @@ import {
 } from "../rules.ts";
 import type { BindingRow, MessageRow, RecipientRow, TopicRow } from "../schema.ts";
 import { getMessage, insertRecipients } from "../store/messages.ts";
-import { activeBinding, ownsSession } from "../store/topics.ts";
+import { activeBinding, ownsSession, sessionBinding, updateBinding } from "../store/topics.ts";
 import { appendMessage, checkOverride, type NewMessage, ownedRole, uuidArg, writableTopic } from "./gate.ts";
 import { afterPosition, positionGate } from "./protocol.ts";
 
@@ -69,13 +69,7 @@ async function recipients(w: WriteScope, t: TopicRow, raw: string): Promise<Arra
   for (const r of csv(raw)) {
     if (isUuid(r)) {
       const s = r.toLowerCase();
-      const live = await w.trx
-        .selectFrom("shampoo_debate_bindings")
-        .select("binding_id")
-        .where("topic_id", "=", t.topic_id)
-        .where("session_id", "=", s)
-        .where("state", "in", ["active", "diagnostic"])
-        .executeTakeFirst();
+      const live = await sessionBinding(w.trx, t.topic_id, s, ["active", "diagnostic"]);
       if (!live) throw invalid(`recipient ${r} is not a live session of this topic`);
       out.push(["session", s]);
     } else {
@@ -264,17 +258,13 @@ export async function advanceWatermark(
     async (w, _t, b) => {
       const p = processed as MessageRow;
       if (b.cursor_seq !== null && b.cursor_seq >= p.seq) return; // monotonic: never back
-      await w.trx
-        .updateTable("shampoo_debate_bindings")
-        .set({
-          cursor_msg_id: p.msg_id,
-          cursor_ts: p.ts,
-          cursor_seq: p.seq,
-          cursor_source: "watermark",
-          updated_at: iso(w.now),
-        })
-        .where("binding_id", "=", b.binding_id)
-        .execute();
+      await updateBinding(w.trx, b.binding_id, {
+        cursor_msg_id: p.msg_id,
+        cursor_ts: p.ts,
+        cursor_seq: p.seq,
+        cursor_source: "watermark",
+        updated_at: iso(w.now),
+      });
       await w.event({
         entityKind: "debate_binding",
         entityId: b.binding_id,

@@ -19,8 +19,17 @@ import {
   verdictOutcome,
 } from "../rules.ts";
 import type { MessageRow, ProjectionRow, TopicRow, VerdictRow } from "../schema.ts";
+import { getProjection, projectionsOfRound, verdictsOfRound, verdictsWithOrder } from "../store/claims.ts";
 import { commitments, getMessage, positionsOfRound } from "../store/messages.ts";
-import { activeBinding, type Db, getTopic, insertIdentity } from "../store/topics.ts";
+import {
+  activeBinding,
+  type Db,
+  expiredPhases,
+  getTopic,
+  insertIdentity,
+  latestRetired,
+  openTopics,
+} from "../store/topics.ts";
 import { carriedCursor, installBinding } from "./bindings.ts";
 import { readable, uuidArg, writableTopic } from "./gate.ts";
 
@@ -123,12 +132,7 @@ export async function afterPosition(w: WriteScope, t: TopicRow): Promise<void> {
 
 /** The judge roles' measured flip rates on a topic (pairs whose AB and BA verdicts disagreed). */
 export async function judgeFlipRates(db: Db, topicId: string): Promise<Array<Record<string, unknown>>> {
-  const rows = await db
-    .selectFrom("shampoo_debate_verdicts as v")
-    .innerJoin("shampoo_debate_projections as p", "p.projection_id", "v.projection_id")
-    .select(["v.judge_role", "v.round_no", "p.order_key", "p.positions_json", "v.winner_msg_id"])
-    .where("v.topic_id", "=", topicId)
-    .execute();
+  const rows = await verdictsWithOrder(db, topicId);
   const pairs = new Map<string, { role: string; ab?: string; ba?: string }>();
   for (const r of rows) {
     const key = `${r.judge_role}#${r.round_no}`;
@@ -211,13 +215,7 @@ export async function judgePrepare(ctx: ShampooCtx, a: DebateJudgePrepareInput):
     const l = await getMessage(w.trx, t.topic_id, left);
     const r = await getMessage(w.trx, t.topic_id, right);
     if (!l || !r) throw invalid("both positions must be messages of this topic");
-    const existing = await w.trx
-      .selectFrom("shampoo_debate_projections")
-      .selectAll()
-      .where("topic_id", "=", t.topic_id)
-      .where("round_no", "=", t.round_no ?? 1)
-      .orderBy("order_key")
-      .execute();
+    const existing = await projectionsOfRound(w.trx, t.topic_id, t.round_no ?? 1);
     if (existing.length > 0) {
       const ab = existing.find((p) => p.order_key === "AB");
       if (ab?.left_msg_id === left && ab.right_msg_id === right) {
@@ -288,12 +286,7 @@ export async function judgeVerdict(ctx: ShampooCtx, a: DebateJudgeVerdictInput):
   const projectionId = uuidArg(a.projection_id, "projection_id");
   const verdict = parseVerdict(a.verdict_json);
   return write(ctx, async (w) => {
-    const p = await w.trx
-      .selectFrom("shampoo_debate_projections")
-      .selectAll()
-      .where("profile", "=", ctx.caller.profile)
-      .where("projection_id", "=", projectionId)
-      .executeTakeFirst();
+    const p = await getProjection(w.trx, ctx.caller.profile, projectionId);
     if (!p) throw denied();
     const t = await writableTopic(w, p.topic_id);
     const role = a.judge_role;
@@ -307,12 +300,7 @@ export async function judgeVerdict(ctx: ShampooCtx, a: DebateJudgeVerdictInput):
     if (!positions.some((x) => x.msg_id === verdict.winner_msg_id)) {
       throw invalid("winner_msg_id must name one of the projection's positions");
     }
-    const pair = await w.trx
-      .selectFrom("shampoo_debate_verdicts")
-      .selectAll()
-      .where("topic_id", "=", t.topic_id)
-      .where("round_no", "=", p.round_no)
-      .execute();
+    const pair = await verdictsOfRound(w.trx, t.topic_id, p.round_no);
     const mine = pair.find((v) => v.projection_id === p.projection_id);
     if (mine) {
       if (
@@ -380,12 +368,7 @@ export async function judgeVerdict(ctx: ShampooCtx, a: DebateJudgeVerdictInput):
 }
 
 async function verdictResult(w: WriteScope, t: TopicRow, p: ProjectionRow, pair: VerdictRow[]) {
-  const projections = await w.trx
-    .selectFrom("shampoo_debate_projections")
-    .select(["projection_id", "order_key"])
-    .where("topic_id", "=", t.topic_id)
-    .where("round_no", "=", p.round_no)
-    .execute();
+  const projections = await projectionsOfRound(w.trx, t.topic_id, p.round_no);
   const winner = (order: string) => {
     const id = projections.find((x) => x.order_key === order)?.projection_id;
     return pair.find((v) => v.projection_id === id)?.winner_msg_id ?? null;
@@ -415,17 +398,7 @@ export async function protocolMaintain(
   return write(ctx, async (w) => {
     const now = iso(w.now);
     const timedOut: Array<Record<string, unknown>> = [];
-    const expired = await w.engine
-      .forUpdate(
-        w.trx
-          .selectFrom("shampoo_debate_topics")
-          .selectAll()
-          .where("profile", "=", ctx.caller.profile)
-          .where("phase", "in", ["ROUND", "ADJUDICATE"])
-          .where("phase_deadline_at", "<=", now)
-          .orderBy("topic_id"),
-      )
-      .execute();
+    const expired = await expiredPhases(w.trx, w.engine, ctx.caller.profile, now);
     for (const t of expired) {
       const reason = `phase_timeout:${t.phase}`;
       await protocolFlow.move(w, {
@@ -438,26 +411,12 @@ export async function protocolMaintain(
       timedOut.push({ topic_id: t.topic_id, reason });
     }
     const recoveries: Array<Record<string, unknown>> = [];
-    let q = w.trx
-      .selectFrom("shampoo_debate_topics")
-      .selectAll()
-      .where("profile", "=", ctx.caller.profile)
-      .where("state", "in", ["INIT", "ACTIVE"])
-      .where("project_state", "=", "set");
-    if (wanted.length > 0) q = q.where("topic_id", "in", wanted);
-    const topics = await w.engine.forUpdate(q.orderBy("topic_id")).execute();
+    const topics = await openTopics(w.trx, w.engine, ctx.caller.profile, wanted);
     for (const t of topics) {
       for (const role of rolesOf(t)) {
         if (UNRECOVERED_ROLES.includes(role)) continue;
         if (await activeBinding(w.trx, t.topic_id, role)) continue;
-        const last = await w.trx
-          .selectFrom("shampoo_debate_bindings")
-          .selectAll()
-          .where("topic_id", "=", t.topic_id)
-          .where("role", "=", role)
-          .where("state", "=", "retired")
-          .orderBy("generation", "desc")
-          .executeTakeFirst();
+        const last = await latestRetired(w.trx, t.topic_id, role);
         if (!last) continue; // an open seat nobody took: not a lost owner
         const session = randomUUID();
         await insertIdentity(w.trx, {

@@ -19,6 +19,7 @@ import {
   UNRECOVERED_ROLES,
 } from "../rules.ts";
 import type { TopicRow } from "../schema.ts";
+import { activeClaimCount } from "../store/claims.ts";
 import {
   getMessage,
   latestCompaction,
@@ -106,22 +107,6 @@ async function openQuestions(db: Db, topicId: string): Promise<number> {
   return qs.filter((q) => !settled.has(q.msg_id)).length;
 }
 
-async function activeClaims(db: Db, topicId: string): Promise<number> {
-  const w = await db
-    .selectFrom("shampoo_debate_worker_claims")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("topic_id", "=", topicId)
-    .where("state", "=", "active")
-    .executeTakeFirst();
-  const m = await db
-    .selectFrom("shampoo_debate_message_claims")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("topic_id", "=", topicId)
-    .where("state", "=", "active")
-    .executeTakeFirst();
-  return Number(w?.n ?? 0) + Number(m?.n ?? 0);
-}
-
 async function missingRoles(db: Db, t: TopicRow): Promise<string[]> {
   const out: string[] = [];
   for (const role of rolesOf(t)) {
@@ -183,7 +168,7 @@ export async function workQueue(ctx: ShampooCtx, a: DebateWorkQueueInput): Promi
       }
       if (!canSee(ctx.caller, t.project) || !(await readable(db, ctx, t))) continue;
       const open = await openQuestions(db, t.topic_id);
-      const claims = await activeClaims(db, t.topic_id);
+      const claims = await activeClaimCount(db, t.topic_id);
       const missing = await missingRoles(db, t);
       const { peaks, latest } = await messageSignals(db, t.topic_id);
       const signals: QueueSignals = {

@@ -21,7 +21,7 @@ import {
 } from "../rules.ts";
 import type { BindingRow, TopicRow } from "../schema.ts";
 import { messagesOfKind, repliesTo } from "../store/messages.ts";
-import { getTopic, insertIdentity, ownsSession } from "../store/topics.ts";
+import { activeOrResolvedBinding, bindingsInStates, getTopic, insertIdentity, ownsSession } from "../store/topics.ts";
 import { installBinding, retireBinding } from "./bindings.ts";
 import { appendMessage, ownedRole, uuidArg, writableTopic } from "./gate.ts";
 import { judgeFlipRates } from "./protocol.ts";
@@ -320,12 +320,7 @@ export async function transition(ctx: ShampooCtx, a: TransitionArgs): Promise<Re
     let claims = 0;
     if (to === "RESOLVED" || to === "ARCHIVED") {
       const states: BindingRow["state"][] = to === "RESOLVED" ? ["active"] : ["active", "diagnostic"];
-      const rows = await w.trx
-        .selectFrom("shampoo_debate_bindings")
-        .selectAll()
-        .where("topic_id", "=", t.topic_id)
-        .where("state", "in", states)
-        .execute();
+      const rows = await bindingsInStates(w.trx, t.topic_id, states);
       for (const b of rows) {
         claims += await retireBinding(w, b, to === "RESOLVED" ? "topic_resolved" : "topic_archived");
         retired += 1;
@@ -357,14 +352,7 @@ async function flipRates(w: WriteScope, t: TopicRow): Promise<Record<string, unk
 async function closingAuthority(w: WriteScope, t: TopicRow, role: string) {
   if (t.state !== "RESOLVED") return ownedRole(w.trx, w.ctx, t, role);
   if (!rolesOf(t).includes(role)) throw denied();
-  const b = await w.trx
-    .selectFrom("shampoo_debate_bindings")
-    .selectAll()
-    .where("topic_id", "=", t.topic_id)
-    .where("role", "=", role)
-    .where("owner", "=", w.ctx.caller.principal)
-    .where((eb) => eb.or([eb("state", "=", "active"), eb("retire_reason", "=", "topic_resolved")]))
-    .executeTakeFirst();
+  const b = await activeOrResolvedBinding(w.trx, t.topic_id, role, w.ctx.caller.principal);
   if (!b) throw denied();
   return b;
 }

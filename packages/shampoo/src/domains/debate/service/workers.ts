@@ -10,6 +10,7 @@ import type { DebateWorkerClaimInput, DebateWorkerRecoverStaleInput } from "../i
 import { claimView, denied, rolesOf } from "../model.ts";
 import { MAX_REQUEUES, strictUtc, TERMINAL_KINDS, WORKER_LEASE_MS } from "../rules.ts";
 import type { WorkerClaimRow } from "../schema.ts";
+import { activeClaimsOfTopic, claimOfTrigger } from "../store/claims.ts";
 import { addressedTo, getMessage, repliesTo } from "../store/messages.ts";
 import { activeBinding, getTopic } from "../store/topics.ts";
 import { retireClaim } from "./bindings.ts";
@@ -58,17 +59,7 @@ export async function workerClaim(ctx: ShampooCtx, a: DebateWorkerClaimInput): P
       );
     }
     const at = iso(w.now);
-    const old = await w.engine
-      .forUpdate(
-        w.trx
-          .selectFrom("shampoo_debate_worker_claims")
-          .selectAll()
-          .where("topic_id", "=", t.topic_id)
-          .where("role", "=", a.role)
-          .where("parent_session_id", "=", parent)
-          .where("trigger_msg_id", "=", trigger),
-      )
-      .executeTakeFirst();
+    const old = await claimOfTrigger(w.trx, w.engine, { topicId: t.topic_id, role: a.role, parent, trigger });
     const answer = (c: WorkerClaimRow, duplicate: boolean, noAction: boolean) => ({
       ...claimView(c),
       parent_cursor: { msg_id: b.cursor_msg_id, ts: b.cursor_ts },
@@ -190,13 +181,8 @@ export async function workerRecoverStale(
   return write(ctx, async (w) => {
     const t = await getTopic(w.trx, ctx.caller.profile, topicId, w.engine);
     if (!t || !(await readable(w.trx, ctx, t))) throw denied();
-    let q = w.trx
-      .selectFrom("shampoo_debate_worker_claims")
-      .selectAll()
-      .where("topic_id", "=", t.topic_id)
-      .where("state", "=", "active");
-    if (!(ctx.caller.role === "conductor" || ctx.caller.star)) q = q.where("owner", "=", ctx.caller.principal);
-    const claims = await q.orderBy("claimed_at").orderBy("claim_id").execute();
+    const mineOnly = !(ctx.caller.role === "conductor" || ctx.caller.star);
+    const claims = await activeClaimsOfTopic(w.trx, t.topic_id, mineOnly ? ctx.caller.principal : null);
     const stale = claims.filter(
       (c) => Date.parse(c.heartbeat_at) < cutoff && w.now - Date.parse(c.heartbeat_at) >= minAge * 1000,
     );

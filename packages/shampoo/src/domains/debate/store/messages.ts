@@ -241,3 +241,13 @@ export async function messageSignals(
     .executeTakeFirst();
   return { peaks, latest };
 }
+
+/** The newest message of a topic (its tip). */
+export async function tip(db: Db, topicId: string): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom("shampoo_debate_messages")
+    .selectAll()
+    .where("topic_id", "=", topicId)
+    .orderBy("seq", "desc")
+    .executeTakeFirst();
+}

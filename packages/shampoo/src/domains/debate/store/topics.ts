@@ -135,3 +135,97 @@ export async function ownsSession(db: Db, caller: Caller, sessionId: string): Pr
 export async function insertIdentity(db: Db, row: ShampooDB["shampoo_debate_identities"]): Promise<void> {
   await db.insertInto("shampoo_debate_identities").values(row).execute();
 }
+
+/** A binding of a session in the topic (any role) in one of `states`. */
+export async function sessionBinding(
+  db: Db,
+  topicId: string,
+  sessionId: string,
+  states: BindingRow["state"][],
+): Promise<BindingRow | undefined> {
+  return db
+    .selectFrom("shampoo_debate_bindings")
+    .selectAll()
+    .where("topic_id", "=", topicId)
+    .where("session_id", "=", sessionId)
+    .where("state", "in", states)
+    .executeTakeFirst();
+}
+
+export async function bindingsInStates(db: Db, topicId: string, states: BindingRow["state"][]): Promise<BindingRow[]> {
+  return db
+    .selectFrom("shampoo_debate_bindings")
+    .selectAll()
+    .where("topic_id", "=", topicId)
+    .where("state", "in", states)
+    .orderBy("role")
+    .orderBy("generation")
+    .execute();
+}
+
+/** One binding by id, locked. */
+export async function lockBinding(db: Db, engine: Engine, bindingId: string): Promise<BindingRow | undefined> {
+  return engine
+    .forUpdate(db.selectFrom("shampoo_debate_bindings").selectAll().where("binding_id", "=", bindingId))
+    .executeTakeFirst();
+}
+
+export async function updateBinding(db: Db, bindingId: string, set: Partial<BindingRow>): Promise<void> {
+  await db.updateTable("shampoo_debate_bindings").set(set).where("binding_id", "=", bindingId).execute();
+}
+
+/** The caller's binding of a role that is active, or that the topic's resolution retired. */
+export async function activeOrResolvedBinding(
+  db: Db,
+  topicId: string,
+  role: string,
+  owner: string,
+): Promise<BindingRow | undefined> {
+  return db
+    .selectFrom("shampoo_debate_bindings")
+    .selectAll()
+    .where("topic_id", "=", topicId)
+    .where("role", "=", role)
+    .where("owner", "=", owner)
+    .where((eb) => eb.or([eb("state", "=", "active"), eb("retire_reason", "=", "topic_resolved")]))
+    .executeTakeFirst();
+}
+
+/** The newest retired binding of a role (whose owner the recovery sweep replaces). */
+export async function latestRetired(db: Db, topicId: string, role: string): Promise<BindingRow | undefined> {
+  return db
+    .selectFrom("shampoo_debate_bindings")
+    .selectAll()
+    .where("topic_id", "=", topicId)
+    .where("role", "=", role)
+    .where("state", "=", "retired")
+    .orderBy("generation", "desc")
+    .executeTakeFirst();
+}
+
+/** debate/v1 topics of the profile whose ROUND or ADJUDICATE deadline has passed, locked. */
+export async function expiredPhases(db: Db, engine: Engine, profile: string, now: string): Promise<TopicRow[]> {
+  return engine
+    .forUpdate(
+      db
+        .selectFrom("shampoo_debate_topics")
+        .selectAll()
+        .where("profile", "=", profile)
+        .where("phase", "in", ["ROUND", "ADJUDICATE"])
+        .where("phase_deadline_at", "<=", now)
+        .orderBy("topic_id"),
+    )
+    .execute();
+}
+
+/** Open (INIT, ACTIVE) topics with a set project, all or the given ids, locked. */
+export async function openTopics(db: Db, engine: Engine, profile: string, ids: string[]): Promise<TopicRow[]> {
+  let q = db
+    .selectFrom("shampoo_debate_topics")
+    .selectAll()
+    .where("profile", "=", profile)
+    .where("state", "in", ["INIT", "ACTIVE"])
+    .where("project_state", "=", "set");
+  if (ids.length > 0) q = q.where("topic_id", "in", ids);
+  return engine.forUpdate(q.orderBy("topic_id")).execute();
+}
