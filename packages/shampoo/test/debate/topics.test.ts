@@ -476,4 +476,33 @@ describe.each(DIALECTS)("debate topics and authority on %s", (dialect) => {
       }),
     ).toEqual(DENIED);
   });
+  it("every debate row points at a history event of its own write (run last: the whole database)", async () => {
+    const events = new Set(
+      (await h.db.db.selectFrom("shampoo_history").select("event_id").execute()).map((e) => e.event_id),
+    );
+    for (const table of [
+      "shampoo_debate_topics",
+      "shampoo_debate_bindings",
+      "shampoo_debate_messages",
+      "shampoo_debate_worker_claims",
+      "shampoo_debate_message_claims",
+      "shampoo_debate_projections",
+      "shampoo_debate_verdicts",
+    ] as const) {
+      const rows = await h.db.db.selectFrom(table).select("last_event_id").execute();
+      expect(
+        rows.filter((r) => !events.has(r.last_event_id)),
+        table,
+      ).toEqual([]);
+    }
+    const kinds = await h.db.db
+      .selectFrom("shampoo_history")
+      .select("entity_kind")
+      .where("entity_kind", "like", "debate%")
+      .distinct()
+      .execute();
+    expect(kinds.map((k) => k.entity_kind).sort()).toEqual(
+      expect.arrayContaining(["debate_binding", "debate_message", "debate_topic"]),
+    );
+  });
 });
