@@ -355,6 +355,10 @@ describe.each(DIALECTS)("debate topics and authority on %s", (dialect) => {
     expect(hits).toMatchObject({ count: 1, limit: 1 });
     expect(((hits.messages as Sc[])[0] as Sc).body).toBe("before 4");
     expect((await ok(c.con, "debate_search", { topic_id: t, query: "%" })).count).toBe(0);
+    // Literal and case-sensitive on both engines: no wildcard, no case folding.
+    for (const query of ["_", "BEFORE", "before_"]) {
+      expect((await ok(c.con, "debate_search", { topic_id: t, query })).count, query).toBe(0);
+    }
   });
 
   it("the work queue orders conductor lanes P0..P7 first, then deadlines, questions and signals", async () => {

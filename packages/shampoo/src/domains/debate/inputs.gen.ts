@@ -424,7 +424,7 @@ runtime?: (string | null)
 export interface DebateSearchInput {
 topic_id: string
 /**
- * Matched literally.
+ * Matched literally and case-sensitively.
  */
 query: string
 /**

@@ -176,8 +176,3 @@ export function priorityScore(s: QueueSignals, nowMs: number): number {
   const due = s.resolve_by_ms === null ? 0 : s.resolve_by_ms <= nowMs ? 100 : 50;
   return lane + due + s.open_questions * 10 + s.active_claims * 5 + s.missing_roles * 3 + s.high_messages;
 }
-
-/** The LIKE pattern for a literal substring: %, _ and the escape character can never widen it. */
-export function likeLiteral(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -9,7 +9,6 @@ import {
   compareQueue,
   csv,
   isUuid,
-  likeLiteral,
   PRIORITIES,
   priorityScore,
   QUEUE_ORDERING,
@@ -83,9 +82,9 @@ export async function debateRead(ctx: ShampooCtx, a: DebateReadInput): Promise<R
 /** debate_search: literal substring, newest first; sealed blind positions never match. */
 export async function debateSearch(ctx: ShampooCtx, a: DebateSearchInput): Promise<Record<string, unknown>> {
   const limit = a.limit === undefined || a.limit === null ? 20 : a.limit <= 0 ? 1 : Math.min(a.limit, 100);
-  return read(ctx, async (db) => {
+  return read(ctx, async (db, engine) => {
     const t = await readableTopic(db, ctx, a.topic_id);
-    const rows = await searchBodies(db, t.topic_id, likeLiteral(a.query), t.revealed_round ?? 0, limit);
+    const rows = await searchBodies(db, engine, t.topic_id, a.query, t.revealed_round ?? 0, limit);
     return {
       topic_id: t.topic_id,
       query: a.query,

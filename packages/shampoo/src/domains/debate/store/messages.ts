@@ -1,4 +1,5 @@
 import { sql } from "kernel";
+import type { Engine } from "../../../platform/engine.ts";
 import type { MessageRow, RecipientRow } from "../schema.ts";
 import type { Db } from "./topics.ts";
 
@@ -53,22 +54,26 @@ export async function latestCompaction(db: Db, topicId: string): Promise<Message
 }
 
 /**
- * Literal substring search of the bodies, newest first. Sealed blind positions never take part
- * (`revealedRound`): a hit or a miss on one would leak its content.
+ * Literal, case-sensitive substring search of the bodies, newest first: instr (SQLite) and
+ * strpos (PostgreSQL) take no wildcards at all, so both engines match the same rows. Sealed
+ * blind positions never take part (`revealedRound`): a hit or a miss on one would leak it.
  */
 export async function searchBodies(
   db: Db,
+  engine: Engine,
   topicId: string,
-  pattern: string,
+  query: string,
   revealedRound: number,
   limit: number,
 ): Promise<MessageRow[]> {
+  const found =
+    engine.dialect === "postgres" ? sql<boolean>`strpos(body, ${query}) > 0` : sql<boolean>`instr(body, ${query}) > 0`;
   return db
     .selectFrom("shampoo_debate_messages")
     .selectAll()
     .where("topic_id", "=", topicId)
     .where((eb) => eb.or([eb("blind_round", "is", null), eb("blind_round", "<=", revealedRound)]))
-    .where(sql<boolean>`body LIKE ${pattern} ESCAPE '\\'`)
+    .where(found)
     .orderBy("seq", "desc")
     .limit(limit)
     .execute();
