@@ -33,6 +33,8 @@ export const SHAMPOO_ERRORS = errorTable({
   unknown_toolset: result(400),
   /** enable_toolset beyond what the caller may use (the server's --tools ∩ its config entry). */
   toolset_not_allowed: result(403),
+  /** A debate read of a topic the caller cannot reach: missing, foreign and outsider alike. */
+  unknown_topic: result(404),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;

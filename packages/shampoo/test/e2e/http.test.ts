@@ -52,7 +52,14 @@ function post(authorization?: string): Promise<Response> {
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    { token: ALICE, principal: "alice", role: "agent", grants: ["e2e-http", "handoff-http", ""], profile: "default" },
+    // conductor: every registered tool is called, the conductor-only ones (debate_judge_prepare, …) too.
+    {
+      token: ALICE,
+      principal: "alice",
+      role: "conductor",
+      grants: ["e2e-http", "handoff-http", ""],
+      profile: "default",
+    },
     { token: BOB, principal: "bob", role: "agent", grants: ["other"] },
   ]);
   server = await startHttp(["--db", dbFile, "--config", config]);

@@ -90,7 +90,8 @@ let auth: string[];
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    { token: TOKEN, principal: "inspector", role: "agent", grants: ["insp", "insp-handoff", ""] },
+    // conductor: every registered tool is called, the conductor-only ones (debate_judge_prepare, …) too.
+    { token: TOKEN, principal: "inspector", role: "conductor", grants: ["insp", "insp-handoff", ""] },
   ]);
   http = await startHttp(["--db", join(tmp.dir, "http.db"), "--config", config]);
   auth = [http.url, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`];
