@@ -27,7 +27,7 @@ const VERSION: string = createRequire(import.meta.url)("../package.json").versio
 
 const DEFAULT_PORT = 8421;
 
-const HELP = `shampoo — SHAMPOO: shared, durable memory and coordination for agents (MCP)
+export const HELP_TEXT = `shampoo — SHAMPOO: shared, durable memory and coordination for agents (MCP)
 
 Usage:
   shampoo serve [--db PATH|postgres://…] [--data-dir DIR] [caller]
@@ -68,7 +68,7 @@ Options:
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
                 refuse the file. Keep it mode 0600.
   --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
-                sessions, governance, reflection; all) or tool names; any other is an
+                sessions, governance, reflection, debate; all) or tool names; any other is an
                 unknown tool. Without it a session starts with the everyday toolsets
                 (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
                 turn on more with the list_toolsets / enable_toolset tools; with it, sessions
@@ -126,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (e) {
-    process.stderr.write(`shampoo: ${(e as Error).message}\n\n${HELP}`);
+    process.stderr.write(`shampoo: ${(e as Error).message}\n\n${HELP_TEXT}`);
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
@@ -136,12 +136,12 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (values.help || !cmd) {
-    process.stdout.write(HELP);
+    process.stdout.write(HELP_TEXT);
     return cmd || values.help ? EXIT.ok : EXIT.usage;
   }
   const accepts = ACCEPTS[cmd];
   if (!accepts) {
-    process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP}`);
+    process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP_TEXT}`);
     return EXIT.usage;
   }
   const wanted = POSITIONAL[cmd] ? 2 : 1;

@@ -314,3 +314,15 @@ describe("over HTTP", () => {
     await client.close();
   });
 });
+
+describe("every category is named where a user picks toolsets", () => {
+  it("shampoo --help and list_toolsets describe every module with tools", async () => {
+    const { MODULES } = await import("../src/modules.ts");
+    const { HELP_TEXT } = await import("../src/cli.ts");
+    const { TOOLSET_DESCRIPTIONS } = await import("../src/platform/toolsets.ts");
+    for (const m of MODULES.filter((x) => x.tools.length > 0)) {
+      expect(HELP_TEXT, `--help names ${m.name}`).toMatch(new RegExp(`\\b${m.name}\\b`));
+      expect(TOOLSET_DESCRIPTIONS[m.name], `a description for ${m.name}`).toMatch(/\S/);
+    }
+  });
+});

@@ -33,7 +33,7 @@ const sessionless = (s: SessionInfo) =>
 /** Sessions whose enabled toolsets are remembered (oldest forgotten first): memory stays bounded. */
 const MAX_SESSIONS = 10_000;
 
-const DESCRIPTIONS: Record<string, string> = {
+export const TOOLSET_DESCRIPTIONS: Record<string, string> = {
   tasks:
     "Tasks and notes: create, update, assign, query, find by a remembered phrase, what to do next, digests, sweeps.",
   graph: "Knowledge graph: entities, observations and relations; search and read them.",
@@ -42,6 +42,7 @@ const DESCRIPTIONS: Record<string, string> = {
   governance:
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
+  debate: "Structured debate: topics, roles and bindings, addressed posts and receipts, blind debate/v1 with judges.",
 };
 
 export interface Toolset {
@@ -73,7 +74,7 @@ export function toolsetsOf(modules: readonly Module[]): Toolset[] {
     .filter((m) => m.tools.length > 0)
     .map((m) => {
       const tools = m.tools.map((t) => t.name);
-      return { name: m.name, description: DESCRIPTIONS[m.name] ?? `${tools.join(", ")}.`, tools };
+      return { name: m.name, description: TOOLSET_DESCRIPTIONS[m.name] ?? `${tools.join(", ")}.`, tools };
     });
 }
 
