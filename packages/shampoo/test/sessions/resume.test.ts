@@ -119,6 +119,22 @@ describe.each(DIALECTS)("resume_context on %s", (dialect) => {
     expect(row.last_event_id).toBe(event?.event_id);
   });
 
+  it("lists tasks under Open tasks, never notes (a note is content, not open work), in resume and in packs", async () => {
+    const p = uniq("notes");
+    const a = await h.as({ principal: uniq("nora"), grants: [p] });
+    await a.sc("create_task_or_note", { title: "Ship the exporter", project: p });
+    await a.sc("create_task_or_note", { title: "Meeting notes from Monday", project: p, type: "note" });
+    const { session_id: sid } = await a.sc("session_save", { project: p, summary: "notes vs tasks" });
+    const body = ((await a.sc("resume_context", { session_id: sid })).pack as { body: string }).body;
+    const open = body.slice(body.indexOf("## Open tasks"), body.indexOf("## Recent activity"));
+    expect(open).toContain("Ship the exporter");
+    expect(open).not.toContain("Meeting notes from Monday");
+    const pack = await a.sc("build_context_pack", { pack_type: "planner", session_id: sid });
+    const items = JSON.stringify(pack);
+    expect(items).toContain("Ship the exporter");
+    expect(items).not.toMatch(/\[not_started[^\]]*\] Meeting notes from Monday/);
+  });
+
   it("without a session (absent, null or blank) builds a general handoff over every visible project", async () => {
     const p = uniq("p");
     const q = uniq("q");

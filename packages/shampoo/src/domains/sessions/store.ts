@@ -76,11 +76,12 @@ export async function recallSessions(db: Db, caller: Caller, n: number): Promise
 const OPEN = ["not_started", "in_progress"];
 
 /**
- * Open tasks visible to the caller, for a handoff: of one project (`project` given; null is the
+ * Open tasks (never notes) visible to the caller, for a handoff: of one project (`project` given; null is the
  * untagged enclave) or of every visible project (`project` undefined). Most urgent first.
  */
 export async function openTasks(db: Db, scope: Scope, project: string | null | undefined, limit: number) {
-  let q = scopedTasks(db, scope).selectAll().where("status", "in", OPEN);
+  // Tasks only: notes have a status too, but a note is never open work.
+  let q = scopedTasks(db, scope).selectAll().where("status", "in", OPEN).where("type", "=", "task");
   if (project !== undefined)
     q = q.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
   return q

@@ -52,7 +52,8 @@ export async function packClaims(db: Db, scope: Scope, limit: number, named?: Na
 
 /** The newest visible open tasks, of `project` when it is given (null: untagged). */
 export async function packTasks(db: Db, scope: Scope, project: string | null | undefined, limit: number) {
-  let q = scoped(db, scope).selectAll().where(OPEN_TASK);
+  // Tasks only: a note is content, never an open task ([not_started · medium] on a note misleads).
+  let q = scoped(db, scope).selectAll().where(OPEN_TASK).where("type", "=", "task");
   if (project !== undefined)
     q = q.where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)));
   return q.orderBy("updated_at", "desc").orderBy("id").limit(limit).execute();
