@@ -1,8 +1,8 @@
 /**
  * End-to-end support: the real `shampoo` binary in a child process, driven by real MCP clients
  * (the SDK's stdio and Streamable HTTP transports, and the MCP Inspector CLI). The only server
- * module imported is TOOLS (app.ts), so that every tool registered is called with the examples of
- * its definition — a new tool without examples fails these tests until it gets some.
+ * modules imported are TOOLS (app.ts) and MODULES, so that every tool registered is called with the
+ * examples of its definition — a new tool without examples fails these tests until it gets some.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -17,6 +17,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { TOOLS } from "../../src/app.ts";
+import { MODULES } from "../../src/modules.ts";
 import { type FixtureKey, type FixtureValues, fillExample } from "../../src/tooling.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -45,6 +46,17 @@ export function exampleCalls(fixture: Fixture): Array<{ name: string; title: str
   return TOOLS.flatMap((t) =>
     (t.examples ?? []).map((e) => ({ name: t.name, title: e.title, args: fillExample(e.input, fixture) })),
   );
+}
+
+/**
+ * One call per module (module order): the first example of each module's first tool that is not
+ * an expected refusal. What the Inspector CLI calls (one process per call); stdio, http and modern
+ * call every tool. A new module is sampled without a change here.
+ */
+export function sampleCalls(fixture: Fixture): Array<{ name: string; title: string; args: Sc }> {
+  const sampled = new Set(MODULES.flatMap((m) => m.tools.find((t) => !EXPECTED_REFUSALS[t.name])?.name ?? []));
+  const calls = exampleCalls(fixture);
+  return calls.filter((c, i) => sampled.has(c.name) && calls.findIndex((d) => d.name === c.name) === i);
 }
 
 /**
