@@ -13,8 +13,7 @@ import { describe, expect, it } from "vitest";
 import { type ChamberDB, chamberMigrations } from "../src/attempts/schema.ts";
 
 const run = promisify(execFile);
-const tsx = join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "tsx");
-const worker = join(import.meta.dirname, "startup-worker.ts");
+const worker = join(import.meta.dirname, "startup-worker.mjs");
 
 for (const dialect of DIALECTS) {
   describe(`Chamber start (${dialect})`, () => {
@@ -24,7 +23,7 @@ for (const dialect of DIALECTS) {
       try {
         const args = dialect === "sqlite" ? [db.target] : [db.target, db.pgSchema as string];
         const results = await Promise.allSettled(
-          Array.from({ length: 18 }, () => run(tsx, [worker, ...args], { timeout: 500_000 })),
+          Array.from({ length: 18 }, () => run(process.execPath, [worker, ...args], { timeout: 500_000 })),
         );
         const failed = results.flatMap((r) =>
           r.status === "rejected" ? [String((r.reason as { stderr?: string }).stderr ?? r.reason)] : [],

@@ -1,23 +1,26 @@
 /**
  * The official MCP Inspector CLI (@modelcontextprotocol/inspector-cli, a devDependency) against
  * the real binary: over stdio, where the Inspector launches `shampoo serve` itself, and over
- * Streamable HTTP with a bearer token (--header), where it calls every registered tool. On both,
- * a working session whose calls build on each other (handoffSession), one Inspector run per call.
+ * Streamable HTTP with a bearer token (--header), where it calls one tool of every module (every
+ * tool is called over stdio and HTTP by the SDK clients: stdio, http and modern.test.ts). Over
+ * stdio, a working session whose calls build on each other (handoffSession), one Inspector run
+ * (and one server process) per call.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MODULES } from "../../src/modules.ts";
 import {
   answeredAsExpected,
   BIN,
-  exampleCalls,
+  connectHttp,
   type HttpServer,
   handoffSession,
   makeFixture,
-  missingExamples,
   newToken,
+  sampleCalls,
   startHttp,
   TOOL_NAMES,
   tempDir,
@@ -90,8 +93,8 @@ let auth: string[];
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    // conductor: every registered tool is called, the conductor-only ones (debate_judge_prepare, …) too.
-    { token: TOKEN, principal: "inspector", role: "conductor", grants: ["insp", "insp-handoff", ""] },
+    // conductor: the sample takes one tool of every module, conductor-only ones (debate_judge_prepare, …) included.
+    { token: TOKEN, principal: "inspector", role: "conductor", grants: ["insp", ""] },
   ]);
   http = await startHttp(["--db", join(tmp.dir, "http.db"), "--config", config]);
   auth = [http.url, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`];
@@ -128,7 +131,8 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve (stdio)`, () =>
     expect(out.structuredContent).toMatchObject({ title: "from the Inspector", status: "not_started" });
   });
 
-  // Seven calls, each an Inspector process launching its own server on the same database.
+  // Seven calls, each an Inspector process launching its own server on the same database (over
+  // HTTP, the calls of the sample below build on a fixture the same way).
   it("a session across calls: task, progress, session_save twice, resume_context, query_tasks", {
     timeout: 300_000,
   }, async () => {
@@ -155,34 +159,22 @@ describe(`MCP Inspector CLI ${PKG.version} against shampoo serve --http --config
     expect((out.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 
-  it("a session across calls as the token's principal: task, progress, saves, resume, query", {
-    timeout: 300_000,
-  }, async () => {
-    await handoffSession(callVia(auth), "insp-handoff");
-  });
-
-  // One Inspector process per tool (29 of them): minutes, not seconds, on a loaded 2-core machine.
-  it("tools/call succeeds for every registered tool", { timeout: 300_000 }, async () => {
-    expect(missingExamples(), "every tool in TOOLS has an example").toEqual([]);
-    const call = async (name: string, args: Record<string, unknown>) =>
-      json(await inspector([...auth, "--method", "tools/call", "--tool-name", name, ...toolArgs(args)]));
-    const fixture = await makeFixture("insp", async (tool, args) => (await call(tool, args)).structuredContent as Sc);
-    // One Inspector process per call, a few at a time (each is a fresh client and session).
-    const calls = exampleCalls(fixture);
+  // One Inspector process per call, on a sample: one tool per module (sampleCalls). Every tool is
+  // called over real transports by stdio.test.ts, http.test.ts and modern.test.ts; what this adds
+  // is the Inspector as the client, which a sample shows as well as the whole catalog did.
+  it("tools/call succeeds for one tool of every module", { timeout: 120_000 }, async () => {
+    // The fixture through the SDK client, as the same principal on the same server.
+    const sdk = await connectHttp(http.url, TOKEN, "inspector-fixture");
+    const fixture = await makeFixture("insp", (tool, args) => sdk.sc(tool, args)).finally(() => sdk.close());
+    const calls = sampleCalls(fixture);
+    expect(calls.length, "one call per module that has tools").toBe(MODULES.filter((m) => m.tools.length).length);
     const failures: string[] = [];
-    const worker = async () => {
-      for (let c = calls.shift(); c !== undefined; c = calls.shift()) {
-        const { name, args } = c;
-        const out = await call(name, args);
-        if (
-          !answeredAsExpected(name, out.isError, out.structuredContent) ||
-          typeof out.structuredContent !== "object"
-        ) {
-          failures.push(`${name} ${JSON.stringify(args)} → ${JSON.stringify(out)}`);
-        }
+    for (const { name, args } of calls) {
+      const out = json(await inspector([...auth, "--method", "tools/call", "--tool-name", name, ...toolArgs(args)]));
+      if (!answeredAsExpected(name, out.isError, out.structuredContent) || typeof out.structuredContent !== "object") {
+        failures.push(`${name} ${JSON.stringify(args)} → ${JSON.stringify(out)}`);
       }
-    };
-    await Promise.all([worker(), worker(), worker()]);
+    }
     expect(failures).toEqual([]);
   });
 });

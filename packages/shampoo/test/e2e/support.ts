@@ -1,8 +1,8 @@
 /**
  * End-to-end support: the real `shampoo` binary in a child process, driven by real MCP clients
  * (the SDK's stdio and Streamable HTTP transports, and the MCP Inspector CLI). The only server
- * module imported is TOOLS (app.ts), so that every tool registered is called with the examples of
- * its definition — a new tool without examples fails these tests until it gets some.
+ * modules imported are TOOLS (app.ts) and MODULES, so that every tool registered is called with the
+ * examples of its definition — a new tool without examples fails these tests until it gets some.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -17,7 +17,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { TOOLS } from "../../src/app.ts";
-import { FIXTURE_KEYS, FIXTURE_STEPS } from "../../src/modules.ts";
+import { FIXTURE_KEYS, FIXTURE_STEPS, MODULES } from "../../src/modules.ts";
 import type { FixtureValues } from "../../src/platform/module.ts";
 import { fillExample } from "../../src/tooling.ts";
 
@@ -52,6 +52,17 @@ export function exampleCalls(fixture: Fixture): Array<{ name: string; title: str
       args: fillExample(e.input, fixture, FIXTURE_KEYS),
     })),
   );
+}
+
+/**
+ * One call per module (module order): the first example of each module's first tool that is not
+ * an expected refusal. What the Inspector CLI calls (one process per call); stdio, http and modern
+ * call every tool. A new module is sampled without a change here.
+ */
+export function sampleCalls(fixture: Fixture): Array<{ name: string; title: string; args: Sc }> {
+  const sampled = new Set(MODULES.flatMap((m) => m.tools.find((t) => !EXPECTED_REFUSALS[t.name])?.name ?? []));
+  const calls = exampleCalls(fixture);
+  return calls.filter((c, i) => sampled.has(c.name) && calls.findIndex((d) => d.name === c.name) === i);
 }
 
 /**

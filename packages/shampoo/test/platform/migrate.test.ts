@@ -10,8 +10,7 @@ import { defineModule, migrationPlan, moduleOrder, toolsOf } from "../../src/pla
 import type { ShampooDB } from "../../src/store/schema.ts";
 
 const run = promisify(execFile);
-const tsx = join(import.meta.dirname, "..", "..", "..", "..", "node_modules", ".bin", "tsx");
-const worker = join(import.meta.dirname, "startup-worker.ts");
+const worker = join(import.meta.dirname, "startup-worker.mjs");
 const mod = (name: string, dependsOn: string[] = []) => defineModule({ name, dependsOn, tools: [], migrations: {} });
 
 describe("modules", () => {
@@ -78,7 +77,7 @@ for (const dialect of DIALECTS) {
       try {
         const args = dialect === "sqlite" ? [db.target] : [db.target, db.pgSchema as string];
         const results = await Promise.allSettled(
-          Array.from({ length: 18 }, () => run(tsx, [worker, ...args], { timeout: 500_000 })),
+          Array.from({ length: 18 }, () => run(process.execPath, [worker, ...args], { timeout: 500_000 })),
         );
         const failed = results.flatMap((r) =>
           r.status === "rejected" ? [String((r.reason as { stderr?: string }).stderr ?? r.reason)] : [],
