@@ -39,15 +39,24 @@ Usage:
   scoreia keys list [--data-dir DIR]
       Print the public key records with their windows, as {"keys":[…]} (the same document as
       /.well-known/scoreia-keys.json, usable with verify --keys).
-  scoreia verify CARD_ID|FILE [--server URL] [--keys FILE] [--json] [--db …]
-      Verify a card offline and print one line: valid / invalid / unknown key /
+  scoreia verify CARD_ID|FILE [--server URL] [--head FILE] [--keys FILE] [--json] [--db …]
+      Verify a card here and print one line: valid / invalid / unknown key /
       unsigned historical / pending signature (--json: the whole verification result).
       FILE      a proof bundle (GET /proofs/{id}.json) or a historical card JSON
       CARD_ID   with --server URL: fetches URL/proofs/{id}.json and the server's keys
                 (/.well-known/scoreia-keys.json) and verifies here; the server's own
                 verdict is never used. Without --server: the card in the local database.
+      Step 10 (consistency): the proof's log must be a prefix of the server's current log
+      (--server URL, also for a FILE) or of a pinned head (--head FILE: a saved
+      /log/tree-head.json, or {"tree_head":…,"consistency":[…]}). Offline, without either,
+      a valid line says "log consistency NOT checked": a backdated card with a forged
+      one-leaf log passes every other step.
       Trusted keys: --keys FILE ({"keys":[…]}), else the server's key document (--server),
       the local database's published keys (CARD_ID) or the local keyring (FILE).
+  scoreia verify --all --server URL [--json]
+      Verify every card of a registry: one line per card, then on stderr the counts and the
+      per-card cost against a raw Ed25519 verify timed in the same run. Keys and the current
+      tree head are fetched once. Exit 1 if any card is invalid, else 3 if a key is unknown, else 0.
   scoreia import-historical FILE [--db …]
       Import historical 0.1 / oly-16 cards (a JSON array, or JSON Lines) unsigned; cards
       already present are skipped. Any invalid card refuses the whole file (nothing imported).
@@ -93,7 +102,7 @@ const COMMANDS: Record<string, { accepts: string[]; load: () => Promise<Command>
   signer: { accepts: ["socket", "data-dir"], load: async () => (await import("./cli/signer.ts")).signer },
   keys: { accepts: ["data-dir"], load: async () => (await import("./cli/keys.ts")).keys },
   verify: {
-    accepts: ["server", "keys", "json", "db", "data-dir"],
+    accepts: ["server", "keys", "head", "all", "json", "db", "data-dir"],
     load: async () => (await import("./cli/verify.ts")).verify,
   },
   "import-historical": {

@@ -137,13 +137,16 @@ export class CardRegistry {
     if (!key || !manifest || !replay) {
       throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
     }
-    const log = await this.log.inclusion(cardId);
+    // Frozen at issue: the first signed head that covers the card, and the key record as it was
+    // when the card was signed (open-ended): a rotation or a newer head never changes these bytes.
+    // Newer heads are served apart (/log/tree-head.json, /log/consistency.json).
+    const log = await this.log.inclusionAtIssue(cardId);
     return {
       proof_version: PROOF_VERSION,
       card: stored.card,
       card_hash: sha256Tagged(canonicalJson(stored.card)),
       signature: stored.signature,
-      key,
+      key: { ...key, not_after: null },
       manifest,
       replay,
       ...(log ? { log } : {}),
@@ -216,7 +219,13 @@ export class CardRegistry {
       };
     }
     const proof = await this.proof(cardId);
-    return verifyProof(proof, await this.keys(), CardRegistry.knownToolsets());
+    // Step 10 against this server's current head: the proof's frozen head must be its prefix.
+    const head = await this.log.head();
+    const latestHead =
+      head && proof?.log
+        ? { tree_head: head, consistency: await this.log.consistency(proof.log.tree_head.tree_size, head.tree_size) }
+        : undefined;
+    return verifyProof(proof, await this.keys(), CardRegistry.knownToolsets(), latestHead ? { latestHead } : {});
   }
 
   /** Newest first, keyset pagination on (created_at, card_id). */
