@@ -14,6 +14,20 @@ import { CONSISTENCY_UNCHECKED, consistencyProblem, type LatestHead, verifyLog }
 
 export const PROOF_VERSION = "scoreia-proof/0.2";
 
+/** The ordered steps of §8.2 and §15.5, as results name them. */
+export const VERIFICATION_STEPS = [
+  "shape",
+  "canonical_form",
+  "key",
+  "signature",
+  "key_window",
+  "replay",
+  "manifest",
+  "policy",
+  "log",
+  "consistency",
+] as const;
+
 export interface ProofBundle {
   proof_version: typeof PROOF_VERSION;
   card: Record<string, unknown>;
