@@ -7,7 +7,15 @@ import { SUITES } from "../suites/index.ts";
 import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
 import { CardLog } from "./log.ts";
-import { buildReplay, type Opening, openingsOf, type PublicReplay, storedEvent } from "./replay.ts";
+import {
+  buildReplay,
+  openingsOf,
+  type PublicReplay,
+  REVEAL_VERSION,
+  type SaltedOpening,
+  storedEvent,
+  valueSalt,
+} from "./replay.ts";
 import type { CardSignature, PublicKeyRecord, Signer } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
@@ -172,8 +180,8 @@ export class CardRegistry {
 
   /**
    * What a retired generation publishes (§14.3): its secret and, for each of its sealed cards, the
-   * attempt's replay salt and the openings of the commitments re-grading reads (every action's
-   * value, observation and private facts; handles, ally seeds and operator notes stay committed).
+   * openings (value and value salt) of the commitments re-grading reads (every action's value,
+   * observation and private facts; handles, ally seeds and operator notes stay committed).
    * Null until revealed.
    */
   async revealed(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
@@ -187,20 +195,29 @@ export class CardRegistry {
       .where("chamber_attempts.suite_generation", "=", generation)
       .orderBy("chamber_cards.card_id")
       .execute();
-    const openings: Record<string, Opening[]> = {};
+    // Each opening carries its own value salt (§7.2); the attempt's replay salt is never published:
+    // it would open every commitment of the attempt, the guessable ones (ally seeds) included.
+    const openings: Record<string, SaltedOpening[]> = {};
     for (const r of salts) {
       const events = await selectEvents.rows(this.database.db, eventRange(r));
       const sealAt = events.findIndex((e) => e.kind === "seal");
-      openings[r.card_id] = openingsOf((sealAt >= 0 ? events.slice(0, sealAt + 1) : events).map(storedEvent));
+      const salt = Buffer.from(r.replay_salt, "hex");
+      openings[r.card_id] = openingsOf((sealAt >= 0 ? events.slice(0, sealAt + 1) : events).map(storedEvent)).map(
+        (o) => ({
+          seq: o.seq,
+          location: o.location,
+          salt: valueSalt(salt, o.seq, o.location).toString("hex"),
+          value: o.value,
+        }),
+      );
     }
     return {
-      reveal_version: "scoreia-reveal/0.2",
+      reveal_version: REVEAL_VERSION,
       suite_id: suiteId,
       generation,
       manifest_hash: row.manifest_hash,
       secret: row.secret,
       revealed_at: row.revealed_at,
-      replay_salts: Object.fromEntries(salts.map((r) => [r.card_id, r.replay_salt])),
       openings,
     };
   }

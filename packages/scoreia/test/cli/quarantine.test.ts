@@ -13,7 +13,7 @@ import { run } from "./support.ts";
 const tmp = tempDir("cli-quarantine");
 afterAll(() => tmp.remove());
 
-it("quarantines an attempt of a current secret generation (fails before the fix: "no secret for the generation")", async () => {
+it("quarantines an attempt of a current secret generation (it failed with 'no secret for the generation')", async () => {
   const dataDir = join(tmp.dir, "data");
   const db = join(tmp.dir, "c.db");
   const secrets = SuiteSecrets.open(join(dataDir, "suite-secrets"));

@@ -210,16 +210,23 @@ export function checkOpenings(bundle, reveal) {
   const mh = manifestHash(bundle.manifest);
   if (mh !== reveal.manifest_hash || mh !== get(get(bundle.card, "suite"), "manifest_hash")) return "secret_mismatch";
   const id = get(bundle.card, "card_id");
-  const salt = hex32(get(reveal.replay_salts, id));
+  // §14.3: 0.3 gives each opening its value salt; a saved 0.2 reveal gives the attempt's replay salt
+  const legacy = reveal.reveal_version === "scoreia-reveal/0.2";
+  if (!legacy && reveal.reveal_version !== "scoreia-reveal/0.3") return "reveal_malformed";
+  const replaySalt = legacy ? hex32(get(reveal.replay_salts, id)) : null;
   const openings = get(reveal.openings, id);
-  if (!salt || !Array.isArray(openings)) return "card_not_in_reveal";
+  if ((legacy && !replaySalt) || !Array.isArray(openings)) return "card_not_in_reveal";
   const events = bundle.replay.events;
   const opened = new Set();
   for (const o of openings) {
     const e = events[o.seq];
     const m = e ? at(e, o.location) : undefined;
     if (!e || !(OPENED[e.kind] ?? []).includes(o.location) || !isJsonObject(m)) return "opening_unexpected";
-    if (!deepEqual(m, marker(salt, o.seq, o.location, o.value))) return "opening_mismatch";
+    const salt = legacy ? valueSalt(replaySalt, o.seq, o.location) : hex32(o.salt);
+    if (!salt) return "reveal_malformed";
+    if (!deepEqual(m, { redacted: H(Buffer.concat([salt, Buffer.from(jcs(o.value), "utf8")])) })) {
+      return "opening_mismatch";
+    }
     opened.add(`${o.seq}:${o.location}`);
   }
   for (const e of events) {
