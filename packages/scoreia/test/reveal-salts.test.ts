@@ -35,7 +35,8 @@ describe("reveal salts (sqlite)", () => {
       const allyCard = (await h.sc("seal_attempt", { challenge_handle: ally.attempt_handle })).card_id as string;
       expect((await h.chamber.registry.get(allyCard))?.card.seed).toBe(allySeed); // public on the ally's card
 
-      const generation = ((await h.chamber.registry.get(helperCard))?.card.suite as { generation: string }).generation;
+      const stored = await h.chamber.registry.get(helperCard);
+      const generation = (stored?.card.suite as { generation: string }).generation;
       await h.chamber.service.reveal(CHRONO, generation);
       const reveal = (await h.chamber.registry.revealed(CHRONO, generation)) as unknown as RevealDocument;
       expect(reveal.reveal_version).toBe(REVEAL_VERSION);
@@ -60,7 +61,8 @@ describe("reveal salts (sqlite)", () => {
       // The helper's replay commits the ally seed; no salt in the reveal opens it to the guess.
       const replay = (await h.chamber.registry.replay(helperCard)) as PublicReplay;
       const cfh = replay.events.find((e) => e.kind === "call_for_help");
-      const marker = (cfh?.response as { ally_seed?: { redacted: string } }).ally_seed;
+      if (!cfh) throw new Error("no call_for_help event");
+      const marker = (cfh.response as { ally_seed?: { redacted: string } }).ally_seed;
       expect(marker?.redacted).toMatch(/^sha256:/);
       const salts = Object.values(reveal.openings).flatMap((list) => list.map((o) => Buffer.from(o.salt, "hex")));
       expect(salts.length).toBeGreaterThan(0);
@@ -70,9 +72,7 @@ describe("reveal salts (sqlite)", () => {
         rows.find((r) => r.handle === helper.attempt_handle)?.replay_salt as string,
         "hex",
       );
-      expect(saltedDigest(valueSalt(helperSalt, cfh?.seq as number, "response.ally_seed"), allySeed)).toBe(
-        marker?.redacted,
-      );
+      expect(saltedDigest(valueSalt(helperSalt, cfh.seq, "response.ally_seed"), allySeed)).toBe(marker?.redacted);
 
       // Re-grading and the independent verifier read the new reveal...
       const proof = (await h.chamber.registry.proof(helperCard)) as ProofBundle;
