@@ -36,7 +36,7 @@ describe("reveal salts (sqlite)", () => {
       expect((await h.chamber.registry.get(allyCard))?.card.seed).toBe(allySeed); // public on the ally's card
 
       const stored = await h.chamber.registry.get(helperCard);
-      const generation = (stored?.card.suite as { generation: string }).generation;
+      const generation = (stored?.card.suite as { generation: string } | undefined)?.generation ?? "";
       await h.chamber.service.reveal(CHRONO, generation);
       const reveal = (await h.chamber.registry.revealed(CHRONO, generation)) as unknown as RevealDocument;
       expect(reveal.reveal_version).toBe(REVEAL_VERSION);
