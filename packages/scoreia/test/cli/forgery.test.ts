@@ -177,7 +177,10 @@ describe.concurrent("a backdated card with a forged one-leaf log", () => {
   });
 
   it("/verify/{id}.json reports step 10 against the server's current head", async () => {
-    const body = await (await fetch(`${url}/verify/${realId}.json`)).json();
+    const body = (await (await fetch(`${url}/verify/${realId}.json`)).json()) as {
+      verdict: string;
+      steps: Array<{ step: string }>;
+    };
     expect(body.verdict).toBe("valid");
     expect(body.steps.map((s: { step: string }) => s.step).slice(-2)).toEqual(["log", "consistency"]);
     expect(body.steps.at(-1)).toEqual({

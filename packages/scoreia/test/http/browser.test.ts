@@ -249,7 +249,9 @@ describe("Verify a proof, in Chromium", () => {
     // The proof is frozen at the first head that covers the card (here the one-leaf tree): its log
     // is swapped for the inclusion under the current head, whose audit path is not empty.
     const frozen = await proofOf(s.cards.chrono);
-    const { card_id: _id, ...current } = await (await s.get(`/log/inclusion/${s.cards.chrono}.json`)).json();
+    const { card_id: _id, ...current } = (await (await s.get(`/log/inclusion/${s.cards.chrono}.json`)).json()) as {
+      card_id: string;
+    } & ProofBundle["log"];
     const proof = { ...frozen, log: current };
     const keys = ((await (await s.get("/.well-known/scoreia-keys.json")).json()) as { keys: never[] }).keys;
     // biome-ignore lint/suspicious/noExplicitAny: mutations reach into arbitrary JSON on purpose
