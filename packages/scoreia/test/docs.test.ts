@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CURRENT_TOOLSET, schemaBundlePayload, TOOLSETS, toolsetHash } from "../src/contract/index.ts";
 import { canonicalJson, sha256Tagged } from "../src/evidence/jcs.ts";
 import { VERIFICATION_STEPS } from "../src/evidence/verify.ts";
+import { GENERATOR } from "../src/suites/generator.ts";
 import { SUITES } from "../src/suites/index.ts";
 import { ROOT } from "./e2e/support.ts";
 import { sealed } from "./http/support.ts";
@@ -93,12 +94,13 @@ describe("docs/evidence-0.2.md against the server", () => {
     for (const suite of Object.values(SUITES)) expect(sorted(Object.keys(suite.manifest))).toEqual(sorted(names));
   });
 
-  it("§4: a secret generation's manifest minus room_secret, with the base generation, is the §4 manifest", async () => {
+  it("§4: a secret generation's manifest minus room_secret and generator, with the base generation, is the §4 manifest", async () => {
     const card = await get(`/cards/${cardId}.json`);
     const suite = card.suite as { id: string; generation: string; manifest_hash: string };
     expect(suite.generation).toMatch(/^001\.[0-9a-f]{8}$/);
     const proof = await get(`/proofs/${cardId}.json`);
-    const { room_secret: _secret, ...rest } = proof.manifest as Record<string, unknown>;
+    const { room_secret: _secret, generator, ...rest } = proof.manifest as Record<string, unknown>;
+    expect(generator).toEqual(GENERATOR); // §14.1: generations created since it exists name it
     expect(sha256Tagged(canonicalJson({ ...rest, generation: "001" }))).toBe(
       sha256Tagged(canonicalJson(SUITES[suite.id]?.manifest)),
     );
@@ -167,7 +169,7 @@ describe("docs/evidence-0.2.md against the server", () => {
     expect(openings.length).toBeGreaterThan(0);
     for (const o of openings) expect(sorted(Object.keys(o))).toEqual(sorted(openingMembers));
     expect(section(EVIDENCE, "14.3")).toContain(
-      `exactly these ${["", "", "", "", "", "", "seven"][Object.keys(reveal).length - 1]} members`,
+      `exactly these ${["", "", "", "", "", "", "seven", "eight"][Object.keys(reveal).length - 1]} members`,
     );
   });
 

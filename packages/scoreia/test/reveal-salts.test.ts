@@ -5,6 +5,9 @@
  * cards. Reveals now carry a value salt per opening and no replay salt; saved reveals of the
  * earlier version (scoreia-reveal/0.2, with replay_salts) still re-grade and still open.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   checkReveal,
@@ -15,6 +18,7 @@ import {
 } from "../src/evidence/regrade.ts";
 import { type PublicReplay, saltedDigest, valueSalt } from "../src/evidence/replay.ts";
 import type { ProofBundle } from "../src/evidence/verify.ts";
+import { SuiteSecrets, secretCommitment } from "../src/suites/secrets.ts";
 import { checkOpenings } from "./independent/verifier.mjs";
 import { harness, IDENTITY } from "./support/chamber.ts";
 
@@ -22,7 +26,24 @@ const CHRONO = "chambre-chrono-v0";
 
 describe("reveal salts (sqlite)", () => {
   it("a reveal opens what re-grading reads and nothing guessable; a saved 0.2 reveal still re-grades", async () => {
-    const h = await harness("sqlite");
+    // A generation made before manifests named their room generator, as a deployment of that time
+    // holds it: the kind whose reveal was published as 0.2.
+    const dir = mkdtempSync(join(tmpdir(), "scoreia-reveal-salts-"));
+    const secret = "ab".repeat(32);
+    const legacyGeneration = `001.${secretCommitment(Buffer.from(secret, "hex")).slice(7, 15)}`;
+    writeFileSync(
+      join(dir, "suite-secrets.json"),
+      JSON.stringify([
+        {
+          suite_id: CHRONO,
+          generation: legacyGeneration,
+          secret,
+          created_at: "2026-11-30T12:00:00.000Z",
+          revealed_at: null,
+        },
+      ]),
+    );
+    const h = await harness("sqlite", { secrets: SuiteSecrets.open(dir) });
     try {
       // The helper calls for help; the ally enters the issued seed; both seal.
       const helper = await h.sc("enter_open_challenge", { ...IDENTITY, suite: CHRONO, seed: "helper" });
@@ -37,11 +58,13 @@ describe("reveal salts (sqlite)", () => {
 
       const stored = await h.chamber.registry.get(helperCard);
       const generation = (stored?.card.suite as { generation: string } | undefined)?.generation ?? "";
+      expect(generation).toBe(legacyGeneration);
       await h.chamber.service.reveal(CHRONO, generation);
       const reveal = (await h.chamber.registry.revealed(CHRONO, generation)) as unknown as RevealDocument;
       expect(reveal.reveal_version).toBe(REVEAL_VERSION);
       expect(Object.keys(reveal).sort()).toEqual([
         "generation",
+        "generator",
         "manifest_hash",
         "openings",
         "reveal_version",
@@ -87,8 +110,9 @@ describe("reveal salts (sqlite)", () => {
       expect(checkOpenings(proof, wrongSalt)).toBe("opening_mismatch");
 
       // ...and a saved reveal of the earlier version, with replay salts and unsalted openings.
+      const { generator: _g, ...withoutGenerator } = reveal;
       const legacy = {
-        ...reveal,
+        ...withoutGenerator,
         reveal_version: LEGACY_REVEAL_VERSION,
         replay_salts: Object.fromEntries(
           [helperCard, allyCard].map((id, i) => [
@@ -103,8 +127,10 @@ describe("reveal salts (sqlite)", () => {
       expect(regradeCard(checkReveal(legacy), proof)).toMatchObject({ status: "agrees" });
       expect(checkOpenings(proof, legacy)).toBeNull();
       expect(() => checkReveal({ ...legacy, reveal_version: REVEAL_VERSION })).toThrow(/exactly the members/);
+      expect(reveal.generator).toBeNull(); // it names none, so the reveal says so
     } finally {
       await h.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -218,6 +218,7 @@ export class CardRegistry {
       manifest_hash: row.manifest_hash,
       secret: row.secret,
       revealed_at: row.revealed_at,
+      generator: (JSON.parse(row.manifest_json) as { generator?: unknown }).generator ?? null,
       openings,
     };
   }

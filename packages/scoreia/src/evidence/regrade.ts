@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { GENERATOR, type Generator } from "../suites/generator.ts";
 import { SUITES } from "../suites/index.ts";
 import { generationManifest, roomSeedOf, secretCommitment } from "../suites/secrets.ts";
 import type { RoomAction, RoomState, Suite } from "../suites/types.ts";
@@ -38,13 +39,21 @@ export interface RevealDocument {
   manifest_hash: string;
   secret: string;
   revealed_at: string;
+  /** The room generator the generation's manifest names (§14.1), or null for one that names none. */
+  generator: Generator | null;
   openings: Record<string, SaltedOpening[]>;
 }
 
 /** Input that cannot be re-graded at all: `scoreia regrade` exits 7 with this code. */
 export class RegradeRefusal extends Error {
   constructor(
-    readonly code: "reveal_malformed" | "suite_unknown" | "secret_mismatch" | "proof_malformed" | "card_not_in_reveal",
+    readonly code:
+      | "reveal_malformed"
+      | "suite_unknown"
+      | "generator_mismatch"
+      | "secret_mismatch"
+      | "proof_malformed"
+      | "card_not_in_reveal",
     message: string,
   ) {
     super(message);
@@ -80,8 +89,17 @@ class Disagreement extends Error {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const REVEAL_KEYS = ["generation", "manifest_hash", "openings", "reveal_version", "revealed_at", "secret", "suite_id"];
-const LEGACY_REVEAL_KEYS = [...REVEAL_KEYS, "replay_salts"].sort();
+const REVEAL_KEYS = [
+  "generation",
+  "generator",
+  "manifest_hash",
+  "openings",
+  "reveal_version",
+  "revealed_at",
+  "secret",
+  "suite_id",
+];
+const LEGACY_REVEAL_KEYS = [...REVEAL_KEYS.filter((k) => k !== "generator"), "replay_salts"].sort();
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -150,8 +168,21 @@ export function checkReveal(doc: unknown): { reveal: RevealDocument; suite: Suit
       return { seq: o.seq as number, location: o.location, value: o.value, salt };
     });
   }
+  const generator = legacy ? null : doc.generator;
+  if (
+    generator !== null &&
+    !(
+      isObject(generator) &&
+      Object.keys(generator).sort().join(",") === "package,source_hash" &&
+      typeof generator.package === "string" &&
+      typeof generator.source_hash === "string"
+    )
+  ) {
+    throw new RegradeRefusal("reveal_malformed", "generator is null or exactly {package, source_hash}");
+  }
   const r: RevealDocument = {
     reveal_version: REVEAL_VERSION,
+    generator: generator as Generator | null,
     suite_id: doc.suite_id,
     generation: doc.generation,
     manifest_hash: doc.manifest_hash,
@@ -166,8 +197,14 @@ export function checkReveal(doc: unknown): { reveal: RevealDocument; suite: Suit
       `suite ${r.suite_id} is not in this build (${Object.keys(SUITES).join(", ")})`,
     );
   }
+  if (r.generator && r.generator.source_hash !== GENERATOR.source_hash) {
+    throw new RegradeRefusal(
+      "generator_mismatch",
+      `${r.suite_id} ${r.generation} was built by ${r.generator.package} with suite source ${r.generator.source_hash}; this build (${GENERATOR.package}) has ${GENERATOR.source_hash}: re-grade with the generation's code (docs/evidence-0.2.md §14.6)`,
+    );
+  }
   const secret = Buffer.from(r.secret, "hex");
-  const rebuilt = sha256Tagged(canonicalJson(generationManifest(suite, r.generation, secret)));
+  const rebuilt = sha256Tagged(canonicalJson(generationManifest(suite, r.generation, secret, r.generator)));
   if (rebuilt !== r.manifest_hash) {
     throw new RegradeRefusal(
       "secret_mismatch",
