@@ -397,8 +397,13 @@ describe("real bundles verify", () => {
         new RegExp(`\\| \`${suite}\` \\| \`(\\d+)\` \\| \`(\\w+)\` \\| (\\d+) bytes \\| \`(sha256:[0-9a-f]{64})\` \\|`),
       );
       // §14.1: new cards bind a generation with a room secret, `<base>.<8 hex of the commitment>`,
-      // whose manifest is the §4 one with that generation and a `room_secret` member.
-      const { room_secret, ...base } = bundle.manifest;
+      // whose manifest is the §4 one with that generation, a `room_secret` member and (generations
+      // created since it exists) a `generator` member naming the package and its suites' source.
+      const { room_secret, generator, ...base } = bundle.manifest;
+      expect(generator).toEqual({
+        package: expect.stringMatching(/^scoreia@\d+\.\d+\.\d+$/),
+        source_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
       expect(room_secret).toEqual({
         commitment: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         derivation: "room seed = lowercase hex of HMAC-SHA256(key = secret, message = UTF-8(seed))",
