@@ -61,14 +61,15 @@ Usage:
       Import historical 0.1 / oly-16 cards (a JSON array, or JSON Lines) unsigned; cards
       already present are skipped. Any invalid card refuses the whole file (nothing imported).
   scoreia reveal SUITE GENERATION [--db …] [--data-dir DIR]
-      Retire a suite generation and publish its room secret and replay salts
+      Retire a suite generation and publish its room secret and the openings re-grading reads
       (GET /suites/SUITE/GENERATION/reveal.json): anyone can then rebuild its rooms and re-grade.
   scoreia regrade REVEAL [PROOF…] [--server URL] [--json]
       Re-grade every card of a revealed generation offline (docs/evidence-0.2.md §14.5):
       REVEAL is a reveal document (a file, or its URL …/suites/S/G/reveal.json); PROOF files
       are proof bundles; without them every card the reveal names is fetched from --server
       (default: the reveal URL's origin). Exit 0 every card agrees, 1 one disagrees,
-      7 unusable input (a malformed reveal or proof, a wrong secret, another generation's card).
+      7 unusable input (a malformed reveal or proof, a wrong secret, another generation's card,
+      suite code other than the one the generation names: re-grade with that code, §14.6).
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
   scoreia --help | --version
