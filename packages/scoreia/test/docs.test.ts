@@ -11,6 +11,7 @@ import { type HttpHandle, serveHttp } from "kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CURRENT_TOOLSET, schemaBundlePayload, TOOLSETS, toolsetHash } from "../src/contract/index.ts";
 import { canonicalJson, sha256Tagged } from "../src/evidence/jcs.ts";
+import { LEGACY_MANIFEST_HASHES } from "../src/evidence/legacy-manifests.ts";
 import { VERIFICATION_STEPS } from "../src/evidence/verify.ts";
 import { GENERATOR } from "../src/suites/generator.ts";
 import { SUITES } from "../src/suites/index.ts";
@@ -92,6 +93,22 @@ describe("docs/evidence-0.2.md against the server", () => {
     const listed = /with members (.*?)\.\n/s.exec(section(EVIDENCE, "4"))?.[1] ?? "";
     const names = [...listed.matchAll(/`(\w+)[^`]*`/g)].map((m) => m[1] as string);
     for (const suite of Object.values(SUITES)) expect(sorted(Object.keys(suite.manifest))).toEqual(sorted(names));
+  });
+
+  it("§4: the earlier texts of the shipped manifests: their sizes and hashes, and the server serves them by hash", async () => {
+    const text = section(EVIDENCE, "4");
+    const rows = table(text.slice(text.indexOf("| manifest hash of cards sealed before")));
+    expect(rows.length).toBe(2);
+    expect(sorted(rows.map((r) => code(r[3]) as string))).toEqual(sorted(LEGACY_MANIFEST_HASHES));
+    for (const row of rows) {
+      const [suiteId, generation, hash] = [code(row[0]) as string, code(row[1]) as string, code(row[3]) as string];
+      const served = await h.chamber.registry.manifest(suiteId, generation, hash);
+      expect(sha256Tagged(canonicalJson(served))).toBe(hash);
+      expect(row[2]).toBe(`${Buffer.byteLength(canonicalJson(served))} bytes`);
+      // and the current text otherwise
+      const current = await h.chamber.registry.manifest(suiteId, generation, `sha256:${"0".repeat(64)}`);
+      expect(current).toEqual(SUITES[suiteId]?.manifest);
+    }
   });
 
   it("§4: a secret generation's manifest minus room_secret and generator, with the base generation, is the §4 manifest", async () => {

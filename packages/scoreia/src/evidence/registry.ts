@@ -6,6 +6,7 @@ import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import { legacyManifest } from "./legacy-manifests.ts";
 import { CardLog } from "./log.ts";
 import {
   buildReplay,
@@ -139,8 +140,8 @@ export class CardRegistry {
     const stored = await this.get(cardId);
     if (stored?.card_version !== "0.2" || !stored.signature) return null;
     const key = (await this.keys()).find((k) => k.key_id === stored.signature?.key_id);
-    const suiteRef = stored.card.suite as { id: string; generation: string };
-    const manifest = await this.manifest(suiteRef.id, suiteRef.generation);
+    const suiteRef = stored.card.suite as { id: string; generation: string; manifest_hash: string };
+    const manifest = await this.manifest(suiteRef.id, suiteRef.generation, suiteRef.manifest_hash);
     const replay = await this.replay(cardId);
     if (!key || !manifest || !replay) {
       throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
@@ -162,9 +163,13 @@ export class CardRegistry {
   }
 
   /** A suite generation's public manifest: the shipped one, or one with a room secret (§14.1). */
-  async manifest(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
+  async manifest(suiteId: string, generation: string, hash?: string): Promise<Record<string, unknown> | null> {
     const suite = SUITES[suiteId];
-    if (suite && suite.generation === generation) return suite.manifest as unknown as Record<string, unknown>;
+    if (suite && suite.generation === generation) {
+      // A card sealed before the shipped manifests were reworded (§4) binds the earlier text.
+      const earlier = hash === undefined ? null : legacyManifest(suiteId, generation, hash);
+      return earlier ?? (suite.manifest as unknown as Record<string, unknown>);
+    }
     const row = await this.generationRow(suiteId, generation);
     return row ? (JSON.parse(row.manifest_json) as Record<string, unknown>) : null;
   }
