@@ -17,7 +17,7 @@ import { canonicalJson, sha256Tagged } from "../contract/index.ts";
  * starts a new generation on the next start of a server (secrets.ts).
  */
 export const PACKAGE = "scoreia@0.1.0";
-export const SOURCE_HASH = "sha256:e8ff6cf2c9fc6b667b1749d3b09097b711c7968251a1a343750c45b61e107a37";
+export const SOURCE_HASH = "sha256:26be0655814f17611e235229d1670684d8cef791083a4ceeacf42a1202a6e3dd";
 
 export interface Generator {
   package: string;

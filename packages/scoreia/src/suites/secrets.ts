@@ -105,7 +105,10 @@ export function generationManifest(
   };
 }
 
-export function secretGeneration(suite: Suite, rec: { generation: string; secret: string }): SuiteGeneration {
+export function secretGeneration(
+  suite: Suite,
+  rec: { generation: string; secret: string; generator?: Generator },
+): SuiteGeneration {
   const secret = Buffer.from(rec.secret, "hex");
   const manifest = generationManifest(suite, rec.generation, secret, rec.generator);
   const roomSeed = (seed: string) => roomSeedOf(secret, seed);
