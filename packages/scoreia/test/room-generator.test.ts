@@ -7,13 +7,17 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serveHttp } from "kernel";
 import { describe, expect, it } from "vitest";
+import { CURRENT_TOOLSET } from "../src/contract/index.ts";
 import { checkReveal, type RegradeRefusal, type RevealDocument, regradeCard } from "../src/evidence/regrade.ts";
 import type { ProofBundle } from "../src/evidence/verify.ts";
-import { GENERATOR } from "../src/suites/generator.ts";
+import { GENERATOR, suiteSourceHash } from "../src/suites/generator.ts";
 import { SUITES } from "../src/suites/index.ts";
 import { type GenerationRecord, SuiteSecrets } from "../src/suites/secrets.ts";
 import { sealed } from "./http/support.ts";
+import { checkOpenings, verify as independentVerify } from "./independent/verifier.mjs";
 import { harness } from "./support/chamber.ts";
 
 const CHRONO = "chambre-chrono-v0";
@@ -49,6 +53,53 @@ describe("the room generator", () => {
       expect(refusal({ ...reveal, generator: { ...GENERATOR, package: "scoreia@9.9.9" } })).toBe("secret_mismatch");
       expect(refusal({ ...reveal, generator: { package: "x" } })).toBe("reveal_malformed");
     } finally {
+      await h.close();
+    }
+  });
+
+  it("an outsider re-grades a revealed generation from the published artifacts alone (§14.6)", async () => {
+    const h = await harness("sqlite");
+    const http = await serveHttp({
+      mcp: h.chamber.mcp,
+      routes: h.chamber.routes,
+      port: 0,
+      maxRequestBytes: CURRENT_TOOLSET.limits.max_request_bytes,
+    });
+    const base = `http://127.0.0.1:${http.port}`;
+    const get = async (path: string) => (await fetch(`${base}${path}`)).json() as Promise<Record<string, never>>;
+    try {
+      const ids = [
+        (await sealed(h, { suite: CHRONO, seed: "outsider-1" }, 3)).card_id,
+        (await sealed(h, { suite: CHRONO, seed: "outsider-2" }, 1)).card_id,
+      ];
+      const generation = ((await get(`/cards/${ids[0]}.json`)).suite as { generation: string }).generation;
+      await h.chamber.service.reveal(CHRONO, generation);
+
+      // 1. Only what the server publishes: the reveal, the proofs, the keys, the current log head.
+      const reveal = await get(`/suites/${CHRONO}/${generation}/reveal.json`);
+      const cards = Object.keys(reveal.openings);
+      expect(cards.sort()).toEqual([...ids].sort());
+      const keys = await get("/.well-known/scoreia-keys.json");
+      const head = (await get("/log/tree-head.json")) as unknown as { tree_size: number };
+      for (const id of cards) {
+        const proof = await get(`/proofs/${id}.json`);
+        // 2. Every proof, by the verifier written from the document, against the server's one log.
+        const size = (proof.log as { tree_head: { tree_size: number } }).tree_head.tree_size;
+        const c = await get(`/log/consistency.json?first=${size}&second=${head.tree_size}`);
+        const checked = independentVerify(proof, keys, undefined, { tree_head: head, consistency: c.consistency });
+        expect(checked.verdict, id).toBe("valid");
+        expect(checked.steps.at(-1)?.step).toBe("consistency");
+        // §14.5 steps 1-4 from the document alone
+        expect(checkOpenings(proof, reveal)).toBeNull();
+        // 3. The code the generation names is the code at hand, recomputed from the files.
+        expect((reveal.generator as { source_hash: string }).source_hash).toBe(
+          suiteSourceHash(fileURLToPath(new URL("../src/suites/", import.meta.url))),
+        );
+        // 4. Steps 5-8 with that code.
+        expect(regradeCard(checkReveal(reveal), proof)).toMatchObject({ card_id: id, status: "agrees" });
+      }
+    } finally {
+      await http.close();
       await h.close();
     }
   });
