@@ -66,7 +66,7 @@ describe("the room generator", () => {
       maxRequestBytes: CURRENT_TOOLSET.limits.max_request_bytes,
     });
     const base = `http://127.0.0.1:${http.port}`;
-    const get = async (path: string) => (await fetch(`${base}${path}`)).json() as Promise<Record<string, never>>;
+    const get = async (path: string) => (await fetch(`${base}${path}`)).json() as Promise<Record<string, unknown>>;
     try {
       const ids = [
         (await sealed(h, { suite: CHRONO, seed: "outsider-1" }, 3)).card_id,
@@ -77,7 +77,7 @@ describe("the room generator", () => {
 
       // 1. Only what the server publishes: the reveal, the proofs, the keys, the current log head.
       const reveal = await get(`/suites/${CHRONO}/${generation}/reveal.json`);
-      const cards = Object.keys(reveal.openings);
+      const cards = Object.keys(reveal.openings as Record<string, unknown>);
       expect(cards.sort()).toEqual([...ids].sort());
       const keys = await get("/.well-known/scoreia-keys.json");
       const head = (await get("/log/tree-head.json")) as unknown as { tree_size: number };
