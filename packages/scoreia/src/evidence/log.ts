@@ -1,5 +1,6 @@
 import { type Database, DomainError, type Engine, type Kysely } from "kernel";
 import type { ChamberDB } from "../attempts/schema.ts";
+import { insertHeadIfNewest } from "../attempts/store.ts";
 import { canonicalJson } from "./jcs.ts";
 import { consistencyProof, inclusionProof, type NodeSource, nodeHash, subtreeHash } from "./merkle.ts";
 import { type Signer, SignerUnavailableError, type TreeHead } from "./signer.ts";
@@ -125,12 +126,9 @@ export class CardLog {
       if (e instanceof SignerUnavailableError) return latest;
       throw e;
     }
-    await this.database.db
-      .insertInto("chamber_log_heads")
-      .values({ tree_size: head.tree_size, head_json: canonicalJson(head) })
-      .onConflict((oc) => oc.column("tree_size").doNothing())
-      .execute();
-    return head;
+    // Another instance may have stored a larger head meanwhile: then that one is the newest.
+    if (await insertHeadIfNewest(this.database.db, head.tree_size, canonicalJson(head))) return head;
+    return (await this.latestHead()) ?? head;
   }
 
   private async latestHead(): Promise<TreeHead | null> {
@@ -188,8 +186,8 @@ export class CardLog {
 
   /**
    * The card's inclusion under the first signed head that covers it (signing one if none does yet):
-   * what its proof bundle carries, fixed from then on. Heads are only ever signed at the log's
-   * current size, so once one covers the card, no smaller covering head can appear later.
+   * what its proof bundle carries, fixed from then on. A head is stored only if it is larger than
+   * every stored head (insertHeadIfNewest), so once one covers the card no smaller one appears.
    */
   async inclusionAtIssue(cardId: string): Promise<LogProof | null> {
     const row = await this.database.db
