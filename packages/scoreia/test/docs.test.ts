@@ -13,6 +13,7 @@ import { CURRENT_TOOLSET, schemaBundlePayload, TOOLSETS, toolsetHash } from "../
 import { canonicalJson, sha256Tagged } from "../src/evidence/jcs.ts";
 import { LEGACY_MANIFEST_HASHES } from "../src/evidence/legacy-manifests.ts";
 import { VERIFICATION_STEPS } from "../src/evidence/verify.ts";
+import { CONSISTENCY_UNCHECKED } from "../src/evidence/verify-log.ts";
 import { GENERATOR } from "../src/suites/generator.ts";
 import { SUITES } from "../src/suites/index.ts";
 import { ROOT } from "./e2e/support.ts";
@@ -159,6 +160,12 @@ describe("docs/evidence-0.2.md against the server", () => {
     // §8.5: one row per step, in the same order, then the historical row
     const failureRows = table(section(EVIDENCE, "8.5")).map((r) => r[0]);
     expect(failureRows).toEqual([...documented, "historical (§9)"]);
+  });
+
+  it("§15.5.1: step 10's offline detail is the reference's, verbatim", () => {
+    const text = section(EVIDENCE, "15.5.1").replace(/\s*\n\s*/g, " ");
+    const quoted = /the reference's detail is exactly `([^`]+)`/.exec(text)?.[1];
+    expect(quoted).toBe(CONSISTENCY_UNCHECKED);
   });
 
   it("§15.2–§15.4: the log leaf, the tree head and the bundle's log member", async () => {
