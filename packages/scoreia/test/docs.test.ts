@@ -124,6 +124,20 @@ describe("docs/evidence-0.2.md against the server", () => {
     );
   });
 
+  it("§10.3: the Codex names the generations it counts, the cards' own", async () => {
+    const card = await get(`/cards/${cardId}.json`);
+    const { id, generation } = card.suite as { id: string; generation: string };
+    const codex = await get("/codex.json");
+    const suites = codex.suites as Array<{ id: string; generation: string; counted_generations: string[] }>;
+    expect(suites.find((s) => s.id === id)).toEqual({
+      id,
+      generation: SUITES[id]?.generation,
+      counted_generations: [generation],
+    });
+    const example = /```json\n(\{"suites"[^`]*)```/.exec(section(EVIDENCE, "10.3"))?.[1] ?? "";
+    expect(example).toContain('"counted_generations"');
+  });
+
   it("§3: the known toolset hashes and payload sizes", () => {
     const rows = table(section(EVIDENCE, "3").split("Known toolset hashes")[1] ?? "");
     expect(rows.length).toBeGreaterThan(0);
