@@ -39,27 +39,37 @@ Usage:
   scoreia keys list [--data-dir DIR]
       Print the public key records with their windows, as {"keys":[…]} (the same document as
       /.well-known/scoreia-keys.json, usable with verify --keys).
-  scoreia verify CARD_ID|FILE [--server URL] [--keys FILE] [--json] [--db …]
-      Verify a card offline and print one line: valid / invalid / unknown key /
+  scoreia verify CARD_ID|FILE [--server URL] [--head FILE] [--keys FILE] [--json] [--db …]
+      Verify a card here and print one line: valid / invalid / unknown key /
       unsigned historical / pending signature (--json: the whole verification result).
       FILE      a proof bundle (GET /proofs/{id}.json) or a historical card JSON
       CARD_ID   with --server URL: fetches URL/proofs/{id}.json and the server's keys
                 (/.well-known/scoreia-keys.json) and verifies here; the server's own
                 verdict is never used. Without --server: the card in the local database.
+      Step 10 (consistency): the proof's log must be a prefix of the server's current log
+      (--server URL, also for a FILE) or of a pinned head (--head FILE: a saved
+      /log/tree-head.json, or {"tree_head":…,"consistency":[…]}). Offline, without either,
+      a valid line says "log consistency NOT checked": a backdated card with a forged
+      one-leaf log passes every other step.
       Trusted keys: --keys FILE ({"keys":[…]}), else the server's key document (--server),
       the local database's published keys (CARD_ID) or the local keyring (FILE).
+  scoreia verify --all --server URL [--json]
+      Verify every card of a registry: one line per card, then on stderr the counts and the
+      per-card cost against a raw Ed25519 verify timed in the same run. Keys and the current
+      tree head are fetched once. Exit 1 if any card is invalid, else 3 if a key is unknown, else 0.
   scoreia import-historical FILE [--db …]
       Import historical 0.1 / oly-16 cards (a JSON array, or JSON Lines) unsigned; cards
       already present are skipped. Any invalid card refuses the whole file (nothing imported).
   scoreia reveal SUITE GENERATION [--db …] [--data-dir DIR]
-      Retire a suite generation and publish its room secret and replay salts
+      Retire a suite generation and publish its room secret and the openings re-grading reads
       (GET /suites/SUITE/GENERATION/reveal.json): anyone can then rebuild its rooms and re-grade.
   scoreia regrade REVEAL [PROOF…] [--server URL] [--json]
       Re-grade every card of a revealed generation offline (docs/evidence-0.2.md §14.5):
       REVEAL is a reveal document (a file, or its URL …/suites/S/G/reveal.json); PROOF files
       are proof bundles; without them every card the reveal names is fetched from --server
       (default: the reveal URL's origin). Exit 0 every card agrees, 1 one disagrees,
-      7 unusable input (a malformed reveal or proof, a wrong secret, another generation's card).
+      7 unusable input (a malformed reveal or proof, a wrong secret, another generation's card,
+      suite code other than the one the generation names: re-grade with that code, §14.6).
   scoreia quarantine HANDLE --reason TEXT [--db …]
       Set an attempt aside for review (it still seals, to a quarantined card).
   scoreia --help | --version
@@ -93,7 +103,7 @@ const COMMANDS: Record<string, { accepts: string[]; load: () => Promise<Command>
   signer: { accepts: ["socket", "data-dir"], load: async () => (await import("./cli/signer.ts")).signer },
   keys: { accepts: ["data-dir"], load: async () => (await import("./cli/keys.ts")).keys },
   verify: {
-    accepts: ["server", "keys", "json", "db", "data-dir"],
+    accepts: ["server", "keys", "head", "all", "json", "db", "data-dir"],
     load: async () => (await import("./cli/verify.ts")).verify,
   },
   "import-historical": {

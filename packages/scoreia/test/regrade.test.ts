@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { CURRENT_TOOLSET } from "../src/contract/index.ts";
 import { canonicalJson } from "../src/evidence/jcs.ts";
 import { checkReveal, type RegradeRefusal, type RevealDocument, regradeCard } from "../src/evidence/regrade.ts";
-import { buildReplay, openingsOf, storedEvent } from "../src/evidence/replay.ts";
+import { buildReplay, openingsOf, storedEvent, valueSalt } from "../src/evidence/replay.ts";
 import type { ProofBundle } from "../src/evidence/verify.ts";
 import { solveAtelier } from "../src/suites/atelier/solver.ts";
 import { solveChrono } from "../src/suites/chrono/solver.ts";
@@ -188,7 +188,14 @@ describe.each(DIALECTS)("regrade on %s", (dialect) => {
         code: "opening_missing",
       });
       // A salt that opens nothing.
-      expect(withReveal((r) => (r.replay_salts[id] = "0".repeat(64)))).toMatchObject({ code: "opening_mismatch" });
+      expect(
+        withReveal((r) => {
+          (r.openings[id] as RevealDocument["openings"][string])[valueAt] = {
+            ...(openings[valueAt] as RevealDocument["openings"][string][number]),
+            salt: "0".repeat(64),
+          };
+        }),
+      ).toMatchObject({ code: "opening_mismatch" });
 
       // A server that recorded the wrong submission as correct: a consistent chain, salts and
       // openings for a replay that is not what the room says. Only re-grading catches it.
@@ -213,7 +220,10 @@ describe.each(DIALECTS)("regrade on %s", (dialect) => {
       forged.replay = buildReplay(id, salt, stored, true);
       (forged.card.replay as { head: string }).head = forged.replay.head;
       const liar = clone(reveal);
-      liar.openings[id] = openingsOf(stored);
+      liar.openings[id] = openingsOf(stored).map((o) => ({
+        ...o,
+        salt: valueSalt(salt, o.seq, o.location).toString("hex"),
+      }));
       expect(regradeCard(checkReveal(liar), forged)).toMatchObject({ status: "disagrees", code: "action_mismatch" });
 
       // Counts and verdict that the room does not give.

@@ -215,3 +215,18 @@ export const signCard = prepared<ChamberDB, { card_id: string; signature_json: s
 export const markSealed = prepared<ChamberDB, { handle: string; updated_at: string }>((db, p) =>
   db.updateTable("chamber_attempts").set({ state: "sealed", updated_at: p.updated_at }).where("handle", "=", p.handle),
 );
+
+/**
+ * Stores a signed tree head only if no head of this size or larger is stored (one statement, the
+ * same on both engines): heads only ever grow, so once a head covers a card no smaller one can
+ * appear, and the head a proof is frozen at (evidence/log.ts inclusionAtIssue) stays the first.
+ * Returns whether it was stored.
+ */
+export async function insertHeadIfNewest(db: Kysely<ChamberDB>, treeSize: number, headJson: string): Promise<boolean> {
+  const r = await sql`
+    INSERT INTO chamber_log_heads (tree_size, head_json)
+    SELECT CAST(${treeSize} AS BIGINT), ${headJson}
+    WHERE NOT EXISTS (SELECT 1 FROM chamber_log_heads WHERE tree_size >= ${treeSize})
+    ON CONFLICT (tree_size) DO NOTHING`.execute(db);
+  return Number(r.numAffectedRows ?? 0) > 0;
+}

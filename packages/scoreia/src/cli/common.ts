@@ -37,6 +37,8 @@ export function parse(argv: string[]) {
       socket: { type: "string" },
       server: { type: "string" },
       keys: { type: "string" },
+      head: { type: "string" },
+      all: { type: "boolean" },
       json: { type: "boolean" },
       "public-origin": { type: "string" },
       admission: { type: "string" },

@@ -46,7 +46,7 @@ export async function regrade(values: Values, args: string[]): Promise<number> {
     const sources =
       proofFiles.length > 0
         ? proofFiles
-        : Object.keys(checked.reveal.replay_salts).map(
+        : Object.keys(checked.reveal.openings).map(
             (id) => `${(server as string).replace(/\/+$/, "")}/proofs/${id}.json`,
           );
     for (const source of sources) {

@@ -4,7 +4,7 @@ import { defaultDb, ensureDataDir, UsageError, type Values } from "./common.ts";
 /**
  * Retires a suite generation and publishes its room secret (commit-reveal, docs/evidence-0.2.md
  * §14.3): new attempts enter a fresh generation, and GET /suites/{suite}/{generation}/reveal.json
- * serves the secret and every card's replay salt, so anyone can rebuild the rooms and re-grade.
+ * serves the secret and the openings re-grading reads, so anyone can rebuild the rooms and re-grade.
  */
 export async function reveal(values: Values, args: string[]): Promise<number> {
   const [suite, generation, ...rest] = args;

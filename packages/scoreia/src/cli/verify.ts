@@ -10,6 +10,7 @@ import { DuplicateMemberError, parseStrictJson } from "../evidence/strict-json.t
 import { type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "../evidence/verify.ts";
 import type { LatestHead } from "../evidence/verify-log.ts";
 import { dataDir, defaultDb, EXIT, fetchJson, IoError, UsageError, type Values } from "./common.ts";
+import { latestHeadFor, type PinnedHead, readHeadFile, serverRoot } from "./verify-head.ts";
 
 const CARD_ID = /^(sia|oly)-([0-9a-f]{16}|[0-9a-f]{32})$/;
 const VERDICT_EXIT: Record<VerificationResult["verdict"], number> = {
@@ -27,22 +28,35 @@ interface Trusted {
 }
 
 export async function verify(values: Values, args: string[]): Promise<number> {
+  if (values.all) {
+    const { verifyAll } = await import("./verify-all.ts");
+    return verifyAll(values, args);
+  }
   const target = args[0];
-  if (!target || args.length > 1) throw new UsageError("needs one CARD_ID or FILE");
+  if (!target || args.length > 1) throw new UsageError("needs one CARD_ID or FILE (or --all --server URL)");
   const pinned = values.keys === undefined ? null : readKeysFile(values.keys);
+  const head = values.head === undefined ? null : readHeadFile(values.head);
+  const root = values.server === undefined ? null : serverRoot(values.server);
   let outcome: Outcome;
   if (existsSync(target) || !CARD_ID.test(target)) {
-    if (values.server !== undefined) throw new UsageError("--server goes with a CARD_ID, not a file");
-    outcome = verifyFile(target, pinned ?? localKeyring(values));
-  } else if (values.server !== undefined) {
-    outcome = await verifyRemote(target, values.server, pinned);
+    outcome = await verifyFile(target, { pinned, head, root, values });
+  } else if (root !== null) {
+    outcome = await verifyRemote(target, root, pinned, head);
   } else {
-    outcome = await verifyLocal(target, values, pinned);
+    outcome = await verifyLocal(target, values, pinned, head);
   }
   const { result, signature } = outcome;
   if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else process.stdout.write(`${verdictLine(result, signature, outcome)}\n`);
   return VERDICT_EXIT[result.verdict];
+}
+
+/** The step-10 line of a valid result checked offline: consistency was not checked, said plainly. */
+function uncheckedNote(r: VerificationResult): string {
+  const step = r.steps.find((s) => s.step === "consistency");
+  return step?.checked === false
+    ? "; log consistency NOT checked: offline, a forged one-leaf log passes — check with --server URL or --head FILE"
+    : "";
 }
 
 function verdictLine(
@@ -53,7 +67,7 @@ function verdictLine(
   const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ");
   switch (r.verdict) {
     case "valid":
-      return `valid ${r.card_id} (signed by ${signature?.key_id} at ${signature?.signed_at})`;
+      return `valid ${r.card_id} (signed by ${signature?.key_id} at ${signature?.signed_at}${uncheckedNote(r)})`;
     case "invalid": {
       const failed = r.steps.find((s) => !s.ok);
       const step = failed?.step ?? r.code ?? "card";
@@ -153,7 +167,10 @@ function verifyDocument(doc: unknown, trusted: Trusted, what: string, latestHead
   return { result, trusted, ...(signature ? { signature } : {}) };
 }
 
-function verifyFile(file: string, trusted: Trusted): Outcome {
+async function verifyFile(
+  file: string,
+  opts: { pinned: Trusted | null; head: PinnedHead | null; root: string | null; values: Values },
+): Promise<Outcome> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -172,10 +189,27 @@ function verifyFile(file: string, trusted: Trusted): Outcome {
     if (e instanceof DuplicateMemberError) return { result: invalidInput("duplicate_member", `${file}: ${e.message}`) };
     return { result: invalidInput("not_json", `${file} is not JSON (${(e as Error).message})`) };
   }
-  return verifyDocument(doc, trusted, file);
+  // With --server, the server's keys (unless pinned) and its current head: a file is checked
+  // against the log the server keeps, which is what exposes a backdated card with a forged log.
+  const trusted = opts.pinned ?? (opts.root ? await serverKeys(opts.root) : localKeyring(opts.values));
+  const latest = await latestHeadFor(doc, { root: opts.root, pinned: opts.head });
+  return verifyDocument(doc, trusted, file, latest);
 }
 
-async function verifyLocal(cardId: string, values: Values, pinned: Trusted | null): Promise<Outcome> {
+async function serverKeys(root: string): Promise<Trusted> {
+  const url = `${root}/.well-known/scoreia-keys.json`;
+  const doc = await fetchJson(url);
+  const keys = doc.status === 200 ? keyDocument(doc.body) : null;
+  if (!keys) throw new IoError(`GET ${url}: HTTP ${doc.status}, no key document`);
+  return { keys, source: `${keys.length} from ${url}` };
+}
+
+async function verifyLocal(
+  cardId: string,
+  values: Values,
+  pinned: Trusted | null,
+  pinnedHead: PinnedHead | null,
+): Promise<Outcome> {
   const database = await openExisting(values);
   try {
     const { CardRegistry } = await import("../evidence/registry.ts");
@@ -192,12 +226,20 @@ async function verifyLocal(cardId: string, values: Values, pinned: Trusted | nul
     const proof = (await registry.proof(cardId)) as ProofBundle;
     const published = await registry.keys();
     const trusted = pinned ?? { keys: published, source: `${published.length} published in ${database.location}` };
-    const head = await registry.log.head();
+    const head = pinnedHead?.tree_head ?? (await registry.log.head());
     const latestHead =
       head && proof.log
         ? {
             tree_head: head,
-            consistency: await registry.log.consistency(proof.log.tree_head.tree_size, head.tree_size),
+            consistency:
+              pinnedHead?.consistency ??
+              // A pinned head beyond this database's log has no proof here: step 10 then fails.
+              (await registry.log
+                .consistency(
+                  Math.min(proof.log.tree_head.tree_size, head.tree_size),
+                  Math.max(proof.log.tree_head.tree_size, head.tree_size),
+                )
+                .catch(() => [])),
           }
         : undefined;
     return verifyDocument(proof, trusted, cardId, latestHead);
@@ -228,48 +270,19 @@ async function openExisting(values: Values): Promise<Database<ChamberDB>> {
   }
 }
 
-/**
- * The server's current tree head and the consistency proof from the bundle's head to it, so that
- * the bundle's log is checked to be a prefix of the live log (§15.5). Undefined when the bundle
- * has no usable head (the log step then reports it).
- */
-async function remoteLatestHead(root: string, bundle: unknown): Promise<LatestHead | undefined> {
-  const size = (bundle as { log?: { tree_head?: { tree_size?: unknown } } }).log?.tree_head?.tree_size;
-  if (!Number.isSafeInteger(size) || (size as number) < 1) return undefined;
-  const head = await fetchJson(`${root}/log/tree-head.json`);
-  if (head.status !== 200 || head.duplicate) throw new IoError(`GET ${root}/log/tree-head.json: HTTP ${head.status}`);
-  const second = (head.body as { tree_size?: unknown }).tree_size;
-  if (!Number.isSafeInteger(second)) throw new IoError(`GET ${root}/log/tree-head.json: no tree_size`);
-  const url = `${root}/log/consistency.json?first=${size}&second=${second}`;
-  const proof =
-    (second as number) < (size as number) ? { status: 200, body: { consistency: [] } } : await fetchJson(url);
-  if (proof.status !== 200) throw new IoError(`GET ${url}: HTTP ${proof.status}`);
-  return { tree_head: head.body, consistency: (proof.body as { consistency?: unknown }).consistency };
-}
-
-async function verifyRemote(cardId: string, server: string, pinned: Trusted | null): Promise<Outcome> {
-  let base: URL;
-  try {
-    base = new URL(server);
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http(s)");
-  } catch {
-    throw new UsageError(`--server needs an http(s) URL, got ${server}`);
-  }
-  const root = base.href.replace(/\/+$/, "");
+async function verifyRemote(
+  cardId: string,
+  root: string,
+  pinned: Trusted | null,
+  pinnedHead: PinnedHead | null,
+): Promise<Outcome> {
   const id = encodeURIComponent(cardId);
   const proof = await fetchJson(`${root}/proofs/${id}.json`);
   if (proof.duplicate) return { result: invalidInput("duplicate_member", `the proof: ${proof.duplicate}`) };
   const isBundle = typeof proof.body === "object" && proof.body !== null && "proof_version" in proof.body;
   if (proof.status === 200 && isBundle) {
-    let trusted = pinned;
-    if (!trusted) {
-      const url = `${root}/.well-known/scoreia-keys.json`;
-      const doc = await fetchJson(url);
-      const keys = doc.status === 200 ? keyDocument(doc.body) : null;
-      if (!keys) throw new IoError(`GET ${url}: HTTP ${doc.status}, no key document`);
-      trusted = { keys, source: `${keys.length} from ${url}` };
-    }
-    const latestHead = await remoteLatestHead(root, proof.body);
+    const trusted = pinned ?? (await serverKeys(root));
+    const latestHead = await latestHeadFor(proof.body, { root, pinned: pinnedHead });
     const out = verifyDocument(proof.body, trusted, `${root}/proofs/${id}.json`, latestHead);
     if (out.result.verdict !== "invalid" && out.result.card_id !== cardId) {
       // A perfectly valid proof of some other card proves nothing about this one.

@@ -89,7 +89,11 @@ export interface CodexRow {
 }
 
 export interface Codex {
-  suites: Array<{ id: string; generation: string }>;
+  /**
+   * Each suite's shipped (base) generation, and every generation its counted cards bind (the
+   * shipped one and those with a room secret, `<base>.<8 hex>`), in code-unit order.
+   */
+  suites: Array<{ id: string; generation: string; counted_generations: string[] }>;
   channels: string[];
   outcomes: Outcome[];
   seed_sources: SeedSource[];
@@ -294,7 +298,13 @@ export function codexFrom(keys: Counter[], cells: Counter[]): Codex {
     });
   }
   return {
-    suites: Object.values(SUITES).map((s) => ({ id: s.id, generation: s.generation })),
+    suites: Object.values(SUITES).map((s) => ({
+      id: s.id,
+      generation: s.generation,
+      counted_generations: [
+        ...new Set(keys.filter((k) => k.key.suite_id === s.id).map((k) => k.key.suite_generation)),
+      ].sort(byCodeUnits),
+    })),
     channels: [...CHANNELS],
     outcomes: [...OUTCOMES],
     seed_sources: [...SEED_SOURCES],

@@ -1,5 +1,6 @@
 import { type Database, DomainError, type Engine, type Kysely } from "kernel";
 import type { ChamberDB } from "../attempts/schema.ts";
+import { insertHeadIfNewest } from "../attempts/store.ts";
 import { canonicalJson } from "./jcs.ts";
 import { consistencyProof, inclusionProof, type NodeSource, nodeHash, subtreeHash } from "./merkle.ts";
 import { type Signer, SignerUnavailableError, type TreeHead } from "./signer.ts";
@@ -125,12 +126,9 @@ export class CardLog {
       if (e instanceof SignerUnavailableError) return latest;
       throw e;
     }
-    await this.database.db
-      .insertInto("chamber_log_heads")
-      .values({ tree_size: head.tree_size, head_json: canonicalJson(head) })
-      .onConflict((oc) => oc.column("tree_size").doNothing())
-      .execute();
-    return head;
+    // Another instance may have stored a larger head meanwhile: then that one is the newest.
+    if (await insertHeadIfNewest(this.database.db, head.tree_size, canonicalJson(head))) return head;
+    return (await this.latestHead()) ?? head;
   }
 
   private async latestHead(): Promise<TreeHead | null> {
@@ -161,13 +159,59 @@ export class CardLog {
       .where("card_id", "=", cardId)
       .executeTakeFirst();
     if (!row) return null;
-    const head = treeSize === undefined ? await this.head() : await this.headOfSize(treeSize);
     const index = Number(row.idx);
+    if (treeSize !== undefined) {
+      // A stated size that can never cover the card is the client's mistake, not a wait.
+      const size = await this.size();
+      if (treeSize <= index || treeSize > size) {
+        throw new DomainError(
+          "bad_tree_size",
+          `tree_size must be from ${index + 1} (the card is leaf ${index}) to ${size} (the log's size)`,
+        );
+      }
+    }
+    const head = treeSize === undefined ? await this.head() : await this.headOfSize(treeSize);
+    if (treeSize !== undefined && !head) {
+      throw new DomainError(
+        "tree_head_not_signed",
+        `no tree head of size ${treeSize} was ever signed (heads are signed at the log's size when asked for): use a size from a head you hold, or omit tree_size`,
+      );
+    }
     if (!head || head.tree_size <= index) {
       throw new DomainError("log_head_unavailable", "no signed tree head covers this card yet; retry shortly");
     }
     const proof = await inclusionProof(this.source(this.database.db), index, head.tree_size);
     return { index, leaf: JSON.parse(row.leaf_json) as LogLeaf, tree_head: head, inclusion: proof.map(tagged) };
+  }
+
+  /**
+   * The card's inclusion under the first signed head that covers it (signing one if none does yet):
+   * what its proof bundle carries, fixed from then on. A head is stored only if it is larger than
+   * every stored head (insertHeadIfNewest), so once one covers the card no smaller one appears.
+   */
+  async inclusionAtIssue(cardId: string): Promise<LogProof | null> {
+    const row = await this.database.db
+      .selectFrom("chamber_log_leaves")
+      .select("idx")
+      .where("card_id", "=", cardId)
+      .executeTakeFirst();
+    if (!row) return null;
+    const first = () =>
+      this.database.db
+        .selectFrom("chamber_log_heads")
+        .select("tree_size")
+        .where("tree_size", ">", Number(row.idx))
+        .orderBy("tree_size", "asc")
+        .limit(1)
+        .executeTakeFirst();
+    let covering = await first();
+    if (!covering) {
+      await this.head();
+      covering = await first();
+    }
+    if (!covering)
+      throw new DomainError("log_head_unavailable", "no signed tree head covers this card yet; retry shortly");
+    return this.inclusion(cardId, Number(covering.tree_size));
   }
 
   /** RFC 6962 consistency proof between two tree sizes (both ≤ the current size). */

@@ -6,8 +6,17 @@ import { TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { SUITES } from "../suites/index.ts";
 import { addToCodex, type Codex, comparisonKey, counts, readCodex, recomputeCodex } from "./codex.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+import { legacyManifest } from "./legacy-manifests.ts";
 import { CardLog } from "./log.ts";
-import { buildReplay, type Opening, openingsOf, type PublicReplay, storedEvent } from "./replay.ts";
+import {
+  buildReplay,
+  openingsOf,
+  type PublicReplay,
+  REVEAL_VERSION,
+  type SaltedOpening,
+  storedEvent,
+  valueSalt,
+} from "./replay.ts";
 import type { CardSignature, PublicKeyRecord, Signer } from "./signer.ts";
 import { PROOF_VERSION, type ProofBundle, type VerificationResult, verifyHistorical, verifyProof } from "./verify.ts";
 
@@ -131,19 +140,22 @@ export class CardRegistry {
     const stored = await this.get(cardId);
     if (stored?.card_version !== "0.2" || !stored.signature) return null;
     const key = (await this.keys()).find((k) => k.key_id === stored.signature?.key_id);
-    const suiteRef = stored.card.suite as { id: string; generation: string };
-    const manifest = await this.manifest(suiteRef.id, suiteRef.generation);
+    const suiteRef = stored.card.suite as { id: string; generation: string; manifest_hash: string };
+    const manifest = await this.manifest(suiteRef.id, suiteRef.generation, suiteRef.manifest_hash);
     const replay = await this.replay(cardId);
     if (!key || !manifest || !replay) {
       throw new DomainError("proof_incomplete", `proof parts for ${cardId} are missing on this server`);
     }
-    const log = await this.log.inclusion(cardId);
+    // Frozen at issue: the first signed head that covers the card, and the key record as it was
+    // when the card was signed (open-ended): a rotation or a newer head never changes these bytes.
+    // Newer heads are served apart (/log/tree-head.json, /log/consistency.json).
+    const log = await this.log.inclusionAtIssue(cardId);
     return {
       proof_version: PROOF_VERSION,
       card: stored.card,
       card_hash: sha256Tagged(canonicalJson(stored.card)),
       signature: stored.signature,
-      key,
+      key: { ...key, not_after: null },
       manifest,
       replay,
       ...(log ? { log } : {}),
@@ -151,9 +163,13 @@ export class CardRegistry {
   }
 
   /** A suite generation's public manifest: the shipped one, or one with a room secret (§14.1). */
-  async manifest(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
+  async manifest(suiteId: string, generation: string, hash?: string): Promise<Record<string, unknown> | null> {
     const suite = SUITES[suiteId];
-    if (suite && suite.generation === generation) return suite.manifest as unknown as Record<string, unknown>;
+    if (suite && suite.generation === generation) {
+      // A card sealed before the shipped manifests were reworded (§4) binds the earlier text.
+      const earlier = hash === undefined ? null : legacyManifest(suiteId, generation, hash);
+      return earlier ?? (suite.manifest as unknown as Record<string, unknown>);
+    }
     const row = await this.generationRow(suiteId, generation);
     return row ? (JSON.parse(row.manifest_json) as Record<string, unknown>) : null;
   }
@@ -169,8 +185,8 @@ export class CardRegistry {
 
   /**
    * What a retired generation publishes (§14.3): its secret and, for each of its sealed cards, the
-   * attempt's replay salt and the openings of the commitments re-grading reads (every action's
-   * value, observation and private facts; handles, ally seeds and operator notes stay committed).
+   * openings (value and value salt) of the commitments re-grading reads (every action's value,
+   * observation and private facts; handles, ally seeds and operator notes stay committed).
    * Null until revealed.
    */
   async revealed(suiteId: string, generation: string): Promise<Record<string, unknown> | null> {
@@ -184,20 +200,30 @@ export class CardRegistry {
       .where("chamber_attempts.suite_generation", "=", generation)
       .orderBy("chamber_cards.card_id")
       .execute();
-    const openings: Record<string, Opening[]> = {};
+    // Each opening carries its own value salt (§7.2); the attempt's replay salt is never published:
+    // it would open every commitment of the attempt, the guessable ones (ally seeds) included.
+    const openings: Record<string, SaltedOpening[]> = {};
     for (const r of salts) {
       const events = await selectEvents.rows(this.database.db, eventRange(r));
       const sealAt = events.findIndex((e) => e.kind === "seal");
-      openings[r.card_id] = openingsOf((sealAt >= 0 ? events.slice(0, sealAt + 1) : events).map(storedEvent));
+      const salt = Buffer.from(r.replay_salt, "hex");
+      openings[r.card_id] = openingsOf((sealAt >= 0 ? events.slice(0, sealAt + 1) : events).map(storedEvent)).map(
+        (o) => ({
+          seq: o.seq,
+          location: o.location,
+          salt: valueSalt(salt, o.seq, o.location).toString("hex"),
+          value: o.value,
+        }),
+      );
     }
     return {
-      reveal_version: "scoreia-reveal/0.2",
+      reveal_version: REVEAL_VERSION,
       suite_id: suiteId,
       generation,
       manifest_hash: row.manifest_hash,
       secret: row.secret,
       revealed_at: row.revealed_at,
-      replay_salts: Object.fromEntries(salts.map((r) => [r.card_id, r.replay_salt])),
+      generator: (JSON.parse(row.manifest_json) as { generator?: unknown }).generator ?? null,
       openings,
     };
   }
@@ -216,7 +242,13 @@ export class CardRegistry {
       };
     }
     const proof = await this.proof(cardId);
-    return verifyProof(proof, await this.keys(), CardRegistry.knownToolsets());
+    // Step 10 against this server's current head: the proof's frozen head must be its prefix.
+    const head = await this.log.head();
+    const latestHead =
+      head && proof?.log
+        ? { tree_head: head, consistency: await this.log.consistency(proof.log.tree_head.tree_size, head.tree_size) }
+        : undefined;
+    return verifyProof(proof, await this.keys(), CardRegistry.knownToolsets(), latestHead ? { latestHead } : {});
   }
 
   /** Newest first, keyset pagination on (created_at, card_id). */

@@ -1,15 +1,21 @@
 import { isDeepStrictEqual } from "node:util";
+import { GENERATOR, type Generator } from "../suites/generator.ts";
 import { SUITES } from "../suites/index.ts";
 import { generationManifest, roomSeedOf, secretCommitment } from "../suites/secrets.ts";
 import type { RoomAction, RoomState, Suite } from "../suites/types.ts";
 import { canonicalJson, sha256Tagged } from "./jcs.ts";
+
+export { LEGACY_REVEAL_VERSION, REVEAL_VERSION, type SaltedOpening } from "./replay.ts";
+
 import {
   isIsoMs,
+  LEGACY_REVEAL_VERSION,
   markerAt,
   OPENED_LOCATIONS,
-  type Opening,
   type PublicEvent,
   type PublicReplay,
+  REVEAL_VERSION,
+  type SaltedOpening,
   saltedDigest,
   valueSalt,
   verifyReplay,
@@ -18,15 +24,13 @@ import {
 /**
  * Offline re-grading of a revealed generation (commit-reveal, docs/evidence-0.2.md §14.5).
  *
- * Given the reveal document of a retired generation (its room secret, every card's replay salt
- * and the openings of the commitments re-grading reads) and a card's proof bundle, this
+ * Given the reveal document of a retired generation (its room secret and the openings, each with
+ * its value salt, of the commitments re-grading reads) and a card's proof bundle, this
  * rebuilds the card's room with the suite code of this build, opens every commitment of the
  * public replay that the reveal opens, replays the submitted values through the room and
  * compares every recorded outcome, the verdict and the card's counts with what the room says.
  * Nothing here trusts the server beyond the documents it is given.
  */
-
-export const REVEAL_VERSION = "scoreia-reveal/0.2";
 
 export interface RevealDocument {
   reveal_version: typeof REVEAL_VERSION;
@@ -35,14 +39,21 @@ export interface RevealDocument {
   manifest_hash: string;
   secret: string;
   revealed_at: string;
-  replay_salts: Record<string, string>;
-  openings: Record<string, Opening[]>;
+  /** The room generator the generation's manifest names (§14.1), or null for one that names none. */
+  generator: Generator | null;
+  openings: Record<string, SaltedOpening[]>;
 }
 
 /** Input that cannot be re-graded at all: `scoreia regrade` exits 7 with this code. */
 export class RegradeRefusal extends Error {
   constructor(
-    readonly code: "reveal_malformed" | "suite_unknown" | "secret_mismatch" | "proof_malformed" | "card_not_in_reveal",
+    readonly code:
+      | "reveal_malformed"
+      | "suite_unknown"
+      | "generator_mismatch"
+      | "secret_mismatch"
+      | "proof_malformed"
+      | "card_not_in_reveal",
     message: string,
   ) {
     super(message);
@@ -80,17 +91,29 @@ class Disagreement extends Error {
 const HEX64 = /^[0-9a-f]{64}$/;
 const REVEAL_KEYS = [
   "generation",
+  "generator",
   "manifest_hash",
   "openings",
-  "replay_salts",
   "reveal_version",
   "revealed_at",
   "secret",
   "suite_id",
 ];
+const LEGACY_REVEAL_KEYS = [...REVEAL_KEYS.filter((k) => k !== "generator"), "replay_salts"].sort();
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** A legacy reveal's replay salts, one per card its openings name (checked, then as bytes). */
+function legacySalts(replaySalts: unknown, openings: Record<string, unknown>): Record<string, Buffer> {
+  if (!isObject(replaySalts) || !Object.values(replaySalts).every((s) => typeof s === "string" && HEX64.test(s))) {
+    throw new RegradeRefusal("reveal_malformed", "replay_salts maps card ids to 64 lowercase hex digits");
+  }
+  for (const id of Object.keys(openings)) {
+    if (!(id in replaySalts)) throw new RegradeRefusal("reveal_malformed", `openings name ${id}, which has no salt`);
+  }
+  return Object.fromEntries(Object.entries(replaySalts).map(([id, s]) => [id, Buffer.from(s as string, "hex")]));
 }
 
 /**
@@ -100,43 +123,73 @@ function isObject(v: unknown): v is Record<string, unknown> {
  */
 export function checkReveal(doc: unknown): { reveal: RevealDocument; suite: Suite; secret: Buffer } {
   if (!isObject(doc)) throw new RegradeRefusal("reveal_malformed", "the reveal document is not a JSON object");
+  const legacy = doc.reveal_version === LEGACY_REVEAL_VERSION;
+  const expected = legacy ? LEGACY_REVEAL_KEYS : REVEAL_KEYS;
   const keys = Object.keys(doc).sort();
-  if (keys.length !== REVEAL_KEYS.length || keys.some((k, i) => k !== REVEAL_KEYS[i])) {
-    throw new RegradeRefusal("reveal_malformed", `a reveal document has exactly the members ${REVEAL_KEYS.join(", ")}`);
+  if (keys.length !== expected.length || keys.some((k, i) => k !== expected[i])) {
+    throw new RegradeRefusal("reveal_malformed", `a reveal document has exactly the members ${expected.join(", ")}`);
   }
-  const r = doc as unknown as RevealDocument;
-  if (r.reveal_version !== REVEAL_VERSION) {
-    throw new RegradeRefusal("reveal_malformed", `reveal_version is not ${REVEAL_VERSION}`);
+  if (doc.reveal_version !== REVEAL_VERSION && !legacy) {
+    throw new RegradeRefusal(
+      "reveal_malformed",
+      `reveal_version is not ${REVEAL_VERSION} (nor ${LEGACY_REVEAL_VERSION})`,
+    );
   }
-  if (typeof r.suite_id !== "string" || typeof r.generation !== "string" || typeof r.manifest_hash !== "string") {
+  if (typeof doc.suite_id !== "string" || typeof doc.generation !== "string" || typeof doc.manifest_hash !== "string") {
     throw new RegradeRefusal("reveal_malformed", "suite_id, generation and manifest_hash are strings");
   }
-  if (typeof r.secret !== "string" || !HEX64.test(r.secret)) {
+  if (typeof doc.secret !== "string" || !HEX64.test(doc.secret)) {
     throw new RegradeRefusal("reveal_malformed", "secret is 64 lowercase hex digits");
   }
-  if (!isIsoMs(r.revealed_at)) throw new RegradeRefusal("reveal_malformed", "revealed_at is not a timestamp (§1.5)");
-  if (
-    !isObject(r.replay_salts) ||
-    !Object.values(r.replay_salts).every((s) => typeof s === "string" && HEX64.test(s))
-  ) {
-    throw new RegradeRefusal("reveal_malformed", "replay_salts maps card ids to 64 lowercase hex digits");
+  if (!isIsoMs(doc.revealed_at)) throw new RegradeRefusal("reveal_malformed", "revealed_at is not a timestamp (§1.5)");
+  if (!isObject(doc.openings) || !Object.values(doc.openings).every(Array.isArray)) {
+    throw new RegradeRefusal("reveal_malformed", "openings maps card ids to arrays of openings");
   }
-  if (!isObject(r.openings) || !Object.values(r.openings).every(Array.isArray)) {
-    throw new RegradeRefusal("reveal_malformed", "openings maps card ids to arrays of {seq, location, value}");
-  }
-  for (const [id, list] of Object.entries(r.openings)) {
-    if (!(id in r.replay_salts)) throw new RegradeRefusal("reveal_malformed", `openings name ${id}, which has no salt`);
-    for (const o of list) {
+  const salts = legacy ? legacySalts(doc.replay_salts, doc.openings) : null;
+  const members = legacy ? "location,seq,value" : "location,salt,seq,value";
+  const openings: Record<string, SaltedOpening[]> = {};
+  for (const [id, list] of Object.entries(doc.openings as Record<string, unknown[]>)) {
+    openings[id] = list.map((o) => {
       if (
         !isObject(o) ||
-        Object.keys(o).sort().join(",") !== "location,seq,value" ||
+        Object.keys(o).sort().join(",") !== members ||
         !Number.isSafeInteger(o.seq) ||
-        typeof o.location !== "string"
+        typeof o.location !== "string" ||
+        (!legacy && (typeof o.salt !== "string" || !HEX64.test(o.salt)))
       ) {
-        throw new RegradeRefusal("reveal_malformed", `an opening of ${id} is not exactly {seq, location, value}`);
+        throw new RegradeRefusal(
+          "reveal_malformed",
+          `an opening of ${id} is not exactly {${members.split(",").join(", ")}}`,
+        );
       }
-    }
+      const salt = salts
+        ? valueSalt(salts[id] as Buffer, o.seq as number, o.location).toString("hex")
+        : (o.salt as string);
+      return { seq: o.seq as number, location: o.location, value: o.value, salt };
+    });
   }
+  const generator = legacy ? null : doc.generator;
+  if (
+    generator !== null &&
+    !(
+      isObject(generator) &&
+      Object.keys(generator).sort().join(",") === "package,source_hash" &&
+      typeof generator.package === "string" &&
+      typeof generator.source_hash === "string"
+    )
+  ) {
+    throw new RegradeRefusal("reveal_malformed", "generator is null or exactly {package, source_hash}");
+  }
+  const r: RevealDocument = {
+    reveal_version: REVEAL_VERSION,
+    generator: generator as Generator | null,
+    suite_id: doc.suite_id,
+    generation: doc.generation,
+    manifest_hash: doc.manifest_hash,
+    secret: doc.secret,
+    revealed_at: doc.revealed_at as string,
+    openings,
+  };
   const suite = SUITES[r.suite_id];
   if (!suite) {
     throw new RegradeRefusal(
@@ -144,8 +197,14 @@ export function checkReveal(doc: unknown): { reveal: RevealDocument; suite: Suit
       `suite ${r.suite_id} is not in this build (${Object.keys(SUITES).join(", ")})`,
     );
   }
+  if (r.generator && r.generator.source_hash !== GENERATOR.source_hash) {
+    throw new RegradeRefusal(
+      "generator_mismatch",
+      `${r.suite_id} ${r.generation} was built by ${r.generator.package} with suite source ${r.generator.source_hash}; this build (${GENERATOR.package}) has ${GENERATOR.source_hash}: re-grade with the generation's code (docs/evidence-0.2.md §14.6)`,
+    );
+  }
   const secret = Buffer.from(r.secret, "hex");
-  const rebuilt = sha256Tagged(canonicalJson(generationManifest(suite, r.generation, secret)));
+  const rebuilt = sha256Tagged(canonicalJson(generationManifest(suite, r.generation, secret, r.generator)));
   if (rebuilt !== r.manifest_hash) {
     throw new RegradeRefusal(
       "secret_mismatch",
@@ -189,8 +248,7 @@ export function regradeCard(checked: ReturnType<typeof checkReveal>, bundle: unk
 /** The value behind each committed location the reveal opens, checked against its marker. */
 function openEvents(
   events: Array<PublicEvent & { hash: string }>,
-  salt: Buffer,
-  openings: Opening[],
+  openings: SaltedOpening[],
 ): { opened: Map<string, unknown>; count: number } {
   const opened = new Map<string, unknown>();
   for (const o of openings) {
@@ -202,7 +260,7 @@ function openEvents(
         `an opening names event ${o.seq} ${o.location}, which holds no commitment a reveal opens`,
       );
     }
-    const expected = saltedDigest(valueSalt(salt, o.seq, o.location), o.value);
+    const expected = saltedDigest(Buffer.from(o.salt, "hex"), o.value);
     if (marker.redacted !== expected) {
       throw new Disagreement(
         "opening_mismatch",
@@ -244,8 +302,8 @@ function regrade(checked: ReturnType<typeof checkReveal>, parts: BundleParts, ca
       `${cardId} is a card of ${String(suiteRef?.id)} ${String(suiteRef?.generation)}, not of the revealed ${reveal.suite_id} ${reveal.generation}`,
     );
   }
-  const saltHex = reveal.replay_salts[cardId];
-  if (!saltHex) throw new RegradeRefusal("card_not_in_reveal", `the reveal has no replay salt for ${cardId}`);
+  const openings = reveal.openings[cardId];
+  if (!openings) throw new RegradeRefusal("card_not_in_reveal", `the reveal has no openings for ${cardId}`);
   if (sha256Tagged(canonicalJson(parts.manifest)) !== reveal.manifest_hash) {
     throw new Disagreement("manifest_mismatch", `${cardId}: the bundle's manifest does not hash to the generation's`);
   }
@@ -254,7 +312,7 @@ function regrade(checked: ReturnType<typeof checkReveal>, parts: BundleParts, ca
   if (chain) throw new Disagreement(chain.code, chain.message);
 
   const events = replay.events;
-  const { opened, count } = openEvents(events, Buffer.from(saltHex, "hex"), reveal.openings[cardId] ?? []);
+  const { opened, count } = openEvents(events, openings);
   const seed = card.seed;
   if (typeof seed !== "string") throw new RegradeRefusal("proof_malformed", `${cardId} has no seed`);
   const roomSeed = roomSeedOf(secret, seed);

@@ -228,6 +228,21 @@ export interface Opening {
 }
 
 /**
+ * The reveal this build publishes: every opening carries its own value salt, and no attempt's
+ * replay salt is published (a replay salt opens every commitment of its attempt, the guessable
+ * ones too: an ally seed, a handle). Reveals of the earlier version, which published
+ * `replay_salts`, stay readable, so saved copies still re-grade.
+ */
+export const REVEAL_VERSION = "scoreia-reveal/0.3";
+export const LEGACY_REVEAL_VERSION = "scoreia-reveal/0.2";
+
+/** One opening of a reveal 0.3: the value and the value salt (§7.2) it was committed with. */
+export interface SaltedOpening extends Opening {
+  /** 64 lowercase hex. */
+  salt: string;
+}
+
+/**
  * The commitments a reveal opens: what re-grading reads (each action's submitted value, its
  * observation and its private oracle facts). Bearer handles, ally seeds and instructions (a seed
  * nobody else may enter before the ally) and operator notes stay committed.

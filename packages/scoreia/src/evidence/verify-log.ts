@@ -6,10 +6,11 @@ import { isIsoMs } from "./replay.ts";
 import { type PublicKeyRecord, TREE_HEAD_TYPE, type TreeHead, treeHeadBytes } from "./signer.ts";
 
 /**
- * Step 9 of verification, `log` (docs/evidence-0.2.md §15.5): the card is in ScoreIA's append-only
- * transparency log, under a tree head signed by a trusted key, and logged when it says it was
- * signed. With a newer trusted head (the server's current one, or a pinned copy), the bundle's
- * head must be a prefix of it (consistency proof): a log forked to hold a forged card fails here.
+ * Steps 9 and 10 of verification (docs/evidence-0.2.md §15.5). `log`: the card is in a transparency
+ * log, under a tree head signed by a trusted key, and logged when it says it was signed.
+ * `consistency`: that log is ScoreIA's — the bundle's head and a newer trusted head (the server's
+ * current one, or a pinned copy) are one append-only log. A log forked to hold a forged card (a
+ * leaked retired key can sign a one-leaf log) passes step 9 and fails step 10.
  */
 
 export const LEAF_TYPE = "scoreia.log.leaf/0.2";
@@ -93,17 +94,26 @@ export function treeHeadProblem(head: unknown, trustedKeys: PublicKeyRecord[]): 
   if (at < Date.parse(key.not_before) || (key.not_after !== null && at >= Date.parse(key.not_after))) {
     return "the tree head was signed outside its key's validity window";
   }
+  // A verifier checking many cards meets the same few heads again and again: a head whose
+  // signature held under this key record is not verified twice.
+  const memo = `${h.key_id}|${h.sig}|${h.tree_size}|${h.root_hash}|${h.timestamp}|${key.public_key}`;
+  if (verifiedHeads.has(memo)) return null;
   const sig = b64(h.sig, 64);
   if (!sig || !verifyEd25519(publicKey, treeHeadBytes(h), sig))
     return "the tree head's Ed25519 signature does not verify";
+  if (verifiedHeads.size >= VERIFIED_HEADS_MAX) verifiedHeads.clear();
+  verifiedHeads.add(memo);
   return null;
 }
+
+/** Tree heads whose signature verified, by every signed field and the key (bounded). */
+const verifiedHeads = new Set<string>();
+const VERIFIED_HEADS_MAX = 4096;
 
 export function verifyLog(
   log: unknown,
   card: { card_id: unknown; card_hash: string; signed_at: string },
   trustedKeys: PublicKeyRecord[],
-  latest?: LatestHead,
 ): LogFailure | null {
   if (log === undefined) {
     return {
@@ -158,22 +168,38 @@ export function verifyLog(
       message: `the inclusion proof does not lead leaf ${index} to the tree head's root`,
     };
   }
-  if (latest) {
-    const newer = latest.tree_head;
-    const problem = treeHeadProblem(newer, trustedKeys);
-    if (problem) return { code: "log_inconsistent", message: `the newer tree head: ${problem}` };
-    const n = newer as TreeHead;
-    const proof = latest.consistency;
-    if (
-      !Array.isArray(proof) ||
-      !proof.every((p) => typeof p === "string" && HASH.test(p)) ||
-      !verifyConsistency(head.tree_size, n.tree_size, proof.map(raw), raw(head.root_hash), raw(n.root_hash))
-    ) {
-      return {
-        code: "log_inconsistent",
-        message: `the proof's tree head (size ${head.tree_size}) is not a prefix of the log's current head (size ${n.tree_size})`,
-      };
-    }
+  return null;
+}
+
+/** What step 10 says when no newer head was given: the bundle's own log was all there was to check. */
+export const CONSISTENCY_UNCHECKED =
+  "not checked: no current tree head to compare with (a forged log that holds only this card passes every other step; verify online with --server URL, or against a pinned head with --head FILE)";
+
+/**
+ * Step 10, `consistency` (§15.5 item 8): the bundle's tree head and a trusted newer one (the
+ * server's current head, or a pinned copy) are two views of one append-only log: the smaller is a
+ * prefix of the larger, by the RFC 6962 consistency proof between them. Both directions are
+ * accepted (a pinned head may be older than the bundle's). Returns a reason, or null.
+ */
+export function consistencyProblem(
+  bundleHead: TreeHead,
+  latest: LatestHead,
+  trustedKeys: PublicKeyRecord[],
+): LogFailure | null {
+  const problem = treeHeadProblem(latest.tree_head, trustedKeys);
+  if (problem) return { code: "log_inconsistent", message: `the newer tree head: ${problem}` };
+  const other = latest.tree_head as TreeHead;
+  const proof = latest.consistency;
+  const [small, large] = bundleHead.tree_size <= other.tree_size ? [bundleHead, other] : [other, bundleHead];
+  if (
+    !Array.isArray(proof) ||
+    !proof.every((p) => typeof p === "string" && HASH.test(p)) ||
+    !verifyConsistency(small.tree_size, large.tree_size, proof.map(raw), raw(small.root_hash), raw(large.root_hash))
+  ) {
+    return {
+      code: "log_inconsistent",
+      message: `the proof's tree head (size ${bundleHead.tree_size}) and the trusted head (size ${other.tree_size}) are not one append-only log: this card is not in the log the server keeps`,
+    };
   }
   return null;
 }

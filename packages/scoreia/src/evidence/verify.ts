@@ -4,15 +4,29 @@ import { canonicalJson, sha256Tagged } from "./jcs.ts";
 import type { LogProof } from "./log.ts";
 import { isIsoMs, type PublicReplay, verifyReplay } from "./replay.ts";
 import { type CardSignature, type PublicKeyRecord, SIGNATURE_TYPE, statementBytes } from "./signer.ts";
-import { type LatestHead, verifyLog } from "./verify-log.ts";
+import { CONSISTENCY_UNCHECKED, consistencyProblem, type LatestHead, verifyLog } from "./verify-log.ts";
 
 /**
  * Verification is normalize, then ordered steps, each with its own failure code
- * (docs/evidence-0.2.md §Verification): shape → canonical form → key → signature → key window →
- * replay chain → manifest → policy. The first failing step decides the verdict.
+ * (docs/evidence-0.2.md §8.2, §15.5): shape → canonical form → key → signature → key window →
+ * replay chain → manifest → policy → log → consistency. The first failing step decides the verdict.
  */
 
 export const PROOF_VERSION = "scoreia-proof/0.2";
+
+/** The ordered steps of §8.2 and §15.5, as results name them. */
+export const VERIFICATION_STEPS = [
+  "shape",
+  "canonical_form",
+  "key",
+  "signature",
+  "key_window",
+  "replay",
+  "manifest",
+  "policy",
+  "log",
+  "consistency",
+] as const;
 
 export interface ProofBundle {
   proof_version: typeof PROOF_VERSION;
@@ -36,6 +50,8 @@ export type Verdict = "valid" | "unknown_key" | "invalid" | "unsigned_historical
 export interface StepResult {
   step: string;
   ok: boolean;
+  /** false only for a step that could not run (step 10 offline): ok then means "not failed", not "holds". */
+  checked?: false;
   detail?: string;
 }
 
@@ -252,18 +268,27 @@ export function verifyProof(
       bundle.log,
       { card_id: card.card_id, card_hash: cardHash, signed_at: signature.signed_at },
       trustedKeys,
-      opts.latestHead,
     );
     if (logProblem) throw new StepFailure("log", logProblem.code, logProblem.message);
-    const index = (bundle.log as LogProof).index;
-    pass(
-      "log",
-      `leaf ${index} of ${(bundle.log as LogProof).tree_head.tree_size}${opts.latestHead ? ", consistent with the current head" : ""}`,
-    );
+    const log = bundle.log as LogProof;
+    pass("log", `leaf ${log.index} of ${log.tree_head.tree_size}`);
+
+    // consistency with a newer trusted head
+    if (opts.latestHead) {
+      const problem = consistencyProblem(log.tree_head, opts.latestHead, trustedKeys);
+      if (problem) throw new StepFailure("consistency", problem.code, problem.message);
+      const size = (opts.latestHead.tree_head as { tree_size: number }).tree_size;
+      pass(
+        "consistency",
+        `tree head of size ${log.tree_head.tree_size} is consistent with the trusted head of size ${size}`,
+      );
+    } else {
+      steps.push({ step: "consistency", ok: true, checked: false, detail: CONSISTENCY_UNCHECKED });
+    }
     return {
       verdict: "valid",
       card_id: cardId,
-      message: `valid: ${cardId} signed by ${trusted.key_id} at ${signature.signed_at}`,
+      message: `valid: ${cardId} signed by ${trusted.key_id} at ${signature.signed_at}${opts.latestHead ? "" : " (log consistency not checked)"}`,
       steps,
     };
   } catch (e) {

@@ -37,6 +37,7 @@ async function guarded(run: () => Promise<LogReply>): Promise<LogReply> {
   } catch (e) {
     if (isDomainError(e) && e.code === "log_head_unavailable") return error(503, e.code, e.message);
     if (isDomainError(e) && e.code === "bad_tree_size") return error(400, e.code, e.message);
+    if (isDomainError(e) && e.code === "tree_head_not_signed") return error(404, e.code, e.message);
     throw e;
   }
 }

@@ -3,7 +3,8 @@ import type { LogReply } from "./log.ts";
 
 /**
  * GET /suites/{suite_id}/{generation}/reveal.json (docs/evidence-0.2.md §14.3): a retired
- * generation's room secret and every card's replay salt. Before the reveal: 404 not_revealed,
+ * generation's room secret and the openings (value and value salt) re-grading reads; no replay
+ * salt (it would open the guessable commitments too). Before the reveal: 404 not_revealed,
  * the same answer as for a generation that does not exist (no existence oracle).
  */
 export async function revealed(registry: CardRegistry, suiteId: string, generation: string): Promise<LogReply> {

@@ -2,7 +2,7 @@ import { CURRENT_TOOLSET, TOOLSETS, toolsetHash } from "../contract/index.ts";
 import { CHANNELS } from "../evidence/registry.ts";
 import { GENESIS } from "../evidence/replay.ts";
 import { SIGNATURE_TYPE } from "../evidence/signer.ts";
-import { PROOF_VERSION } from "../evidence/verify.ts";
+import { PROOF_VERSION, VERIFICATION_STEPS } from "../evidence/verify.ts";
 import { SUITES } from "../suites/index.ts";
 
 /**
@@ -154,16 +154,7 @@ export function specSummary(): Record<string, unknown> {
         card_hash: "sha256: + hex SHA-256 of the card's RFC 8785 form",
         proof_version: PROOF_VERSION,
         replay: { replay_version: "scoreia-replay/0.2", genesis: GENESIS, chained: true, redacted: true },
-        verification_steps: [
-          "shape",
-          "canonical_form",
-          "key",
-          "signature",
-          "key_window",
-          "replay",
-          "manifest",
-          "policy",
-        ],
+        verification_steps: [...VERIFICATION_STEPS],
         limit:
           "an Ed25519 signature proves ScoreIA issuance and artefact integrity; it is not a provider identity and attests neither model, product, host nor general performance",
       },

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, sha256Tagged } from "../contract/index.ts";
+import { GENERATOR, type Generator } from "./generator.ts";
 import type { Suite, SuiteManifest } from "./types.ts";
 
 /**
@@ -29,13 +30,18 @@ export interface GenerationRecord {
   created_at: string;
   /** Set when the generation retired and its secret was published. */
   revealed_at: string | null;
+  /**
+   * The code that builds its rooms (generator.ts), named in its manifest. Absent on generations
+   * created before the manifest named it; they keep their manifest (and hash) as they were.
+   */
+  generator?: Generator;
 }
 
 /** One servable generation of a suite: its manifest and how it turns a seed into a room. */
 export interface SuiteGeneration {
   suite: Suite;
   generation: string;
-  manifest: SuiteManifest & { room_secret?: { commitment: string; derivation: string } };
+  manifest: SuiteManifest & { room_secret?: { commitment: string; derivation: string }; generator?: Generator };
   manifestHash: string;
   /** Legacy generations (before room secrets) build rooms from the seed itself. */
   roomSeed(seed: string): string;
@@ -81,18 +87,30 @@ export function secretCommitment(secret: Buffer): string {
   return `sha256:${createHash("sha256").update(secret).digest("hex")}`;
 }
 
-/** The manifest of a secret generation: the suite's manifest, renamed, committing to the secret. */
-export function generationManifest(suite: Suite, generation: string, secret: Buffer): SuiteGeneration["manifest"] {
+/**
+ * The manifest of a secret generation: the suite's manifest, renamed, committing to the secret and,
+ * for generations created since it exists, naming the room generator (§14.1).
+ */
+export function generationManifest(
+  suite: Suite,
+  generation: string,
+  secret: Buffer,
+  generator?: Generator | null,
+): SuiteGeneration["manifest"] {
   return {
     ...suite.manifest,
     generation,
     room_secret: { commitment: secretCommitment(secret), derivation: ROOM_DERIVATION },
+    ...(generator ? { generator } : {}),
   };
 }
 
-export function secretGeneration(suite: Suite, rec: { generation: string; secret: string }): SuiteGeneration {
+export function secretGeneration(
+  suite: Suite,
+  rec: { generation: string; secret: string; generator?: Generator },
+): SuiteGeneration {
   const secret = Buffer.from(rec.secret, "hex");
-  const manifest = generationManifest(suite, rec.generation, secret);
+  const manifest = generationManifest(suite, rec.generation, secret, rec.generator);
   const roomSeed = (seed: string) => roomSeedOf(secret, seed);
   return {
     suite,
@@ -181,16 +199,22 @@ export class SuiteSecrets {
     return randomBytes(32).toString("hex");
   }
 
-  /** The generation new attempts of `suite` enter, created on first use. */
+  /**
+   * The generation new attempts of `suite` enter, created on first use. A generation named after
+   * another room generator (this build's suite code differs from the one it names) is left as it
+   * is, unrevealed, and a new one begins: a generation's manifest never changes, and it names the
+   * code that builds its rooms. Generations that name none (made before) are kept.
+   */
   current(suite: Suite, now: string): GenerationRecord {
     this.refresh();
     let rec = this.records.findLast((r) => r.suite_id === suite.id && r.revealed_at === null);
+    if (rec?.generator && rec.generator.source_hash !== GENERATOR.source_hash) rec = undefined;
     if (!rec) {
       // Named after its commitment, so that two secret stores never give one name two manifests.
       const n = this.records.filter((r) => r.suite_id === suite.id).length + 1;
       const secret = this.newSecret(suite.id, String(n));
       const generation = `${suite.generation}.${secretCommitment(Buffer.from(secret, "hex")).slice(7, 15)}`;
-      rec = { suite_id: suite.id, generation, secret, created_at: now, revealed_at: null };
+      rec = { suite_id: suite.id, generation, secret, created_at: now, revealed_at: null, generator: GENERATOR };
       this.records.push(rec);
       this.save();
     }

@@ -128,6 +128,8 @@ afterAll(async () => {
 });
 
 const VALID = /^valid sia-[0-9a-f]{32} \(signed by ed25519-[0-9a-f]{16} at \d{4}-\d\d-\d\dT[\d:.]+Z\)$/;
+const VALID_OFFLINE =
+  /^valid sia-[0-9a-f]{32} \(signed by ed25519-[0-9a-f]{16} at \d{4}-\d\d-\d\dT[\d:.]+Z; log consistency NOT checked: .*--server URL or --head FILE\)$/;
 
 describe.concurrent("scoreia verify FILE", () => {
   it("a proof with a duplicated member name → 1 and `invalid: … duplicate member`", async () => {
@@ -142,17 +144,28 @@ describe.concurrent("scoreia verify FILE", () => {
     await seal(); // the log grows after the proof's head: consistency covers a real extension
     const r = await run(["verify", ids.valid, "--server", url, "--json"]);
     expect(r.code, r.stderr).toBe(0);
-    const log = (JSON.parse(r.stdout) as { steps: Array<{ step: string; detail?: string }> }).steps.at(-1);
-    expect(log?.step).toBe("log");
-    expect(log?.detail).toMatch(/^leaf \d+ of \d+, consistent with the current head$/);
+    const steps = (JSON.parse(r.stdout) as { steps: Array<{ step: string; detail?: string }> }).steps;
+    expect(steps.at(-2)?.detail).toMatch(/^leaf \d+ of \d+$/);
+    expect(steps.at(-1)).toEqual({
+      step: "consistency",
+      ok: true,
+      detail: expect.stringMatching(/^tree head of size \d+ is consistent with the trusted head of size \d+$/),
+    });
     expect(r.stderr).toMatch(/GET .*\/log\/consistency\.json\?first=\d+&second=\d+/);
   });
 
-  it("a proof bundle with the local keyring's keys → 0 and one line `valid …`", async () => {
+  it("a proof bundle with the local keyring's keys → 0 and one line `valid …`, consistency NOT checked", async () => {
     const r = await run(["verify", file("proof.json"), "--data-dir", dataDir]);
     expect(r.code, r.stderr).toBe(0);
-    expect(oneLine(r)).toMatch(VALID);
+    expect(oneLine(r)).toMatch(VALID_OFFLINE);
     expect(oneLine(r)).toContain(ids.valid);
+  });
+
+  it("a proof bundle with --server: the server's keys and its current head (step 10 checked) → 0", async () => {
+    const r = await run(["verify", file("proof.json"), "--server", url]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(oneLine(r)).toMatch(VALID);
+    expect(r.stderr).toContain(`GET ${url}/log/tree-head.json`);
   });
 
   it("a tampered proof → 1 and `invalid: <step>: …`", async () => {
@@ -195,6 +208,7 @@ describe.concurrent("scoreia verify FILE", () => {
       "manifest",
       "policy",
       "log",
+      "consistency",
     ]);
     const bad = JSON.parse((await run(["verify", file("tampered.json"), "--json", "--data-dir", dataDir])).stdout);
     expect(bad).toMatchObject({ verdict: "invalid", code: "card_hash_mismatch" });
@@ -278,7 +292,7 @@ describe.concurrent("scoreia verify usage", () => {
   it("usage errors → 2; --help documents the exit codes", async () => {
     const [none, both, stray, help] = await Promise.all([
       run(["verify"]),
-      run(["verify", file("proof.json"), "--server", url]),
+      run(["verify", "--all", file("proof.json"), "--server", url]),
       run(["verify", file("proof.json"), "--port", "3"]),
       run(["--help"]),
     ]);

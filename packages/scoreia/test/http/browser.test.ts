@@ -138,10 +138,12 @@ describe("Verify a proof, in Chromium", () => {
       ["manifest", "true"],
       ["policy", "true"],
       ["log", "true"],
+      ["consistency", "true"],
     ]);
     expect(r.text).toBeTruthy();
-    expect(await page.locator('#steps li[data-step="log"] .detail').textContent()).toMatch(
-      /^leaf \d+ of \d+, consistent with the current head$/,
+    expect(await page.locator('#steps li[data-step="log"] .detail').textContent()).toMatch(/^leaf \d+ of \d+$/);
+    expect(await page.locator('#steps li[data-step="consistency"] .detail').textContent()).toMatch(
+      /^tree head of size \d+ is consistent with the trusted head of size \d+$/,
     );
     expect(requested).toContain(`/proofs/${s.cards.chrono}.json`);
     expect(requested).toContain("/log/tree-head.json");
@@ -244,7 +246,13 @@ describe("Verify a proof, in Chromium", () => {
   });
 
   it("agrees with the server's verifier, verdict and failure code, on tampered proofs", async () => {
-    const proof = await proofOf(s.cards.chrono);
+    // The proof is frozen at the first head that covers the card (here the one-leaf tree): its log
+    // is swapped for the inclusion under the current head, whose audit path is not empty.
+    const frozen = await proofOf(s.cards.chrono);
+    const { card_id: _id, ...current } = (await (await s.get(`/log/inclusion/${s.cards.chrono}.json`)).json()) as {
+      card_id: string;
+    } & ProofBundle["log"];
+    const proof = { ...frozen, log: current };
     const keys = ((await (await s.get("/.well-known/scoreia-keys.json")).json()) as { keys: never[] }).keys;
     // biome-ignore lint/suspicious/noExplicitAny: mutations reach into arbitrary JSON on purpose
     type Json = any;

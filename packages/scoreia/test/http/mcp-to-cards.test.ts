@@ -13,7 +13,7 @@ import { CardRegistry } from "../../src/evidence/registry.ts";
 import { LocalKeyring } from "../../src/evidence/signer.ts";
 import { type ProofBundle, verifyProof } from "../../src/evidence/verify.ts";
 import { connect, IDENTITY } from "../support/chamber.ts";
-import { type Site, site } from "./support.ts";
+import { type Site, sealed, site } from "./support.ts";
 
 const known = CardRegistry.knownToolsets();
 
@@ -62,7 +62,7 @@ describe.each(DIALECTS)("MCP attempt to public card on %s", (dialect) => {
     expect(((await (await s.get(`/verify/${id}.json`)).json()) as { verdict: string }).verdict).toBe("valid");
   });
 
-  it("a proof cached before a key rotation still verifies after it, as does the one served after", async () => {
+  it("a proof is frozen at issue: a key rotation and later seals leave its bytes unchanged, and it verifies", async () => {
     const keyring = LocalKeyring.ephemeral(s.h.clock);
     const ch = chamberOn(s.h.db, { clock: s.h.clock, signer: keyring });
     const c = await connect(ch, "rotation-client");
@@ -85,8 +85,12 @@ describe.each(DIALECTS)("MCP attempt to public card on %s", (dialect) => {
       keys: Array<{ key_id: string; not_after: string | null }>;
     };
     expect(keys.find((k) => k.key_id === oldKey)?.not_after).toBe(new Date(s.h.clock.now()).toISOString());
-    const after = (await (await s.get(`/proofs/${id}.json`)).json()) as ProofBundle;
-    expect(after.key.not_after).not.toBeNull();
+    await sealed(s.h); // the log grows too
+    const served = await s.get(`/proofs/${id}.json`);
+    const after = (await served.json()) as ProofBundle;
+    expect(after).toEqual(cached); // the same document: the key as it signed, the first covering head
+    expect(served.headers.get("etag")).toBe(before.headers.get("etag"));
+    expect(after.key.not_after).toBeNull();
     for (const proof of [cached, after]) {
       const v = verifyProof(proof, keys as never[], known);
       expect(v.verdict, v.message).toBe("valid");

@@ -39,7 +39,18 @@ type J = any;
 const DOC = readFileSync(new URL("../../../../docs/evidence-0.2.md", import.meta.url), "utf8");
 const SEED_000 = readFileSync(new URL("../../../../testdata/seeds/000_40e35d97c34d900d.txt", import.meta.url), "utf8");
 const SIG_TYPE = "scoreia.card.signature/0.2";
-const ALL_STEPS = ["shape", "canonical_form", "key", "signature", "key_window", "replay", "manifest", "policy", "log"];
+const ALL_STEPS = [
+  "shape",
+  "canonical_form",
+  "key",
+  "signature",
+  "key_window",
+  "replay",
+  "manifest",
+  "policy",
+  "log",
+  "consistency",
+];
 
 const clone = <T>(v: T): T => structuredClone(v);
 const sha256hex = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
@@ -322,7 +333,7 @@ const richAtelier = () => clone(byName("atelier/wrong").bundle);
 // ---------------------------------------------------------------------------------------------
 
 describe("real bundles verify", () => {
-  it("every real card is valid, with the nine steps and their details", () => {
+  it("every real card is valid, with the ten steps and their details (step 10 unchecked offline)", () => {
     expect(fixtures.length).toBe(5);
     for (const { name, bundle } of fixtures) {
       const r = verify(bundle, keysDoc);
@@ -335,6 +346,8 @@ describe("real bundles verify", () => {
       expect(detail.replay).toBe(bundle.card.replay.head);
       expect(detail.manifest).toBe(bundle.card.suite.manifest_hash);
       expect(detail.log).toBe(`leaf ${bundle.log.index} of ${bundle.log.tree_head.tree_size}`);
+      expect(r.steps.at(-1)).toMatchObject({ step: "consistency", ok: true, checked: false });
+      expect(detail.consistency).toMatch(/^not checked: /);
       // and the reference verifier agrees, step for step
       const ours = verifyProof(bundle, keysDoc.keys, KNOWN_TOOLSETS);
       expect(ours.verdict).toBe("valid");
@@ -384,8 +397,13 @@ describe("real bundles verify", () => {
         new RegExp(`\\| \`${suite}\` \\| \`(\\d+)\` \\| \`(\\w+)\` \\| (\\d+) bytes \\| \`(sha256:[0-9a-f]{64})\` \\|`),
       );
       // §14.1: new cards bind a generation with a room secret, `<base>.<8 hex of the commitment>`,
-      // whose manifest is the §4 one with that generation and a `room_secret` member.
-      const { room_secret, ...base } = bundle.manifest;
+      // whose manifest is the §4 one with that generation, a `room_secret` member and (generations
+      // created since it exists) a `generator` member naming the package and its suites' source.
+      const { room_secret, generator, ...base } = bundle.manifest;
+      expect(generator).toEqual({
+        package: expect.stringMatching(/^scoreia@\d+\.\d+\.\d+$/),
+        source_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
       expect(room_secret).toEqual({
         commitment: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         derivation: "room seed = lowercase hex of HMAC-SHA256(key = secret, message = UTF-8(seed))",

@@ -4,6 +4,7 @@ export type Verdict = "valid" | "unknown_key" | "invalid";
 export interface StepRecord {
   step: string;
   ok: boolean;
+  checked?: false;
   detail?: string;
 }
 export interface VerifyResult {

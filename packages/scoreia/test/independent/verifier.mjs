@@ -210,16 +210,23 @@ export function checkOpenings(bundle, reveal) {
   const mh = manifestHash(bundle.manifest);
   if (mh !== reveal.manifest_hash || mh !== get(get(bundle.card, "suite"), "manifest_hash")) return "secret_mismatch";
   const id = get(bundle.card, "card_id");
-  const salt = hex32(get(reveal.replay_salts, id));
+  // §14.3: 0.3 gives each opening its value salt; a saved 0.2 reveal gives the attempt's replay salt
+  const legacy = reveal.reveal_version === "scoreia-reveal/0.2";
+  if (!legacy && reveal.reveal_version !== "scoreia-reveal/0.3") return "reveal_malformed";
+  const replaySalt = legacy ? hex32(get(reveal.replay_salts, id)) : null;
   const openings = get(reveal.openings, id);
-  if (!salt || !Array.isArray(openings)) return "card_not_in_reveal";
+  if ((legacy && !replaySalt) || !Array.isArray(openings)) return "card_not_in_reveal";
   const events = bundle.replay.events;
   const opened = new Set();
   for (const o of openings) {
     const e = events[o.seq];
     const m = e ? at(e, o.location) : undefined;
     if (!e || !(OPENED[e.kind] ?? []).includes(o.location) || !isJsonObject(m)) return "opening_unexpected";
-    if (!deepEqual(m, marker(salt, o.seq, o.location, o.value))) return "opening_mismatch";
+    const salt = legacy ? valueSalt(replaySalt, o.seq, o.location) : hex32(o.salt);
+    if (!salt) return "reveal_malformed";
+    if (!deepEqual(m, { redacted: H(Buffer.concat([salt, Buffer.from(jcs(o.value), "utf8")])) })) {
+      return "opening_mismatch";
+    }
     opened.add(`${o.seq}:${o.location}`);
   }
   for (const e of events) {
@@ -413,7 +420,7 @@ function treeHeadProblem(head, records) {
 }
 
 /** §15.5 step 9; returns the leaf index when every check holds. */
-function verifyLogStep(bundle, C, keysDocument, latest) {
+function verifyLogStep(bundle, C, keysDocument) {
   const step = "log";
   if (!hasOwn(bundle, "log")) fail(step, "log_missing");
   const log = bundle.log;
@@ -439,26 +446,6 @@ function verifyLogStep(bundle, C, keysDocument, latest) {
   const path = inclusion.map(hashBytes);
   if (!inclusionHolds(index, head.tree_size, logLeafHash(leaf), path, hashBytes(head.root_hash))) {
     fail(step, "log_inclusion_invalid");
-  }
-  // item 8: with a newer trusted head, the bundle's head must be a prefix of it
-  if (latest !== undefined) {
-    const newer = get(latest, "tree_head");
-    const why = treeHeadProblem(newer, trustedRecords(keysDocument));
-    if (why) fail(step, "log_inconsistent", `newer head: ${why}`);
-    const proof = get(latest, "consistency");
-    if (
-      !Array.isArray(proof) ||
-      !proof.every(isHash) ||
-      !consistencyHolds(
-        head.tree_size,
-        newer.tree_size,
-        proof.map(hashBytes),
-        hashBytes(head.root_hash),
-        hashBytes(newer.root_hash),
-      )
-    ) {
-      fail(step, "log_inconsistent");
-    }
   }
   return index;
 }
@@ -608,10 +595,43 @@ function run(bundle, keysDocument, knownToolsets, steps, latest) {
   steps.push({ step: "policy", ok: true });
 
   // Step 9 — log (§15.5)
-  const index = verifyLogStep(bundle, C, keysDocument, latest);
-  const consistent = latest === undefined ? "" : ", consistent with the current head";
-  steps.push({ step: "log", ok: true, detail: `leaf ${index} of ${bundle.log.tree_head.tree_size}${consistent}` });
+  const index = verifyLogStep(bundle, C, keysDocument);
+  const head = bundle.log.tree_head;
+  steps.push({ step: "log", ok: true, detail: `leaf ${index} of ${head.tree_size}` });
+
+  // Step 10 — consistency (§15.5): the bundle's head and a newer trusted head are one log
+  if (latest === undefined) {
+    steps.push({ step: "consistency", ok: true, checked: false, detail: CONSISTENCY_UNCHECKED });
+    return;
+  }
+  const newer = get(latest, "tree_head");
+  const why = treeHeadProblem(newer, trustedRecords(keysDocument));
+  if (why) fail("consistency", "log_inconsistent", `newer head: ${why}`);
+  const proof = get(latest, "consistency");
+  const [small, large] = head.tree_size <= newer.tree_size ? [head, newer] : [newer, head];
+  if (
+    !Array.isArray(proof) ||
+    !proof.every(isHash) ||
+    !consistencyHolds(
+      small.tree_size,
+      large.tree_size,
+      proof.map(hashBytes),
+      hashBytes(small.root_hash),
+      hashBytes(large.root_hash),
+    )
+  ) {
+    fail("consistency", "log_inconsistent");
+  }
+  steps.push({
+    step: "consistency",
+    ok: true,
+    detail: `tree head of size ${head.tree_size} is consistent with the trusted head of size ${newer.tree_size}`,
+  });
 }
+
+/** §15.5 step 10's detail when no newer head was given. */
+const CONSISTENCY_UNCHECKED =
+  "not checked: no current tree head to compare with (a forged log that holds only this card passes every other step; verify online with --server URL, or against a pinned head with --head FILE)";
 
 /**
  * §8.2: verify a parsed proof bundle against a trusted keys document `{keys: [...]}`.

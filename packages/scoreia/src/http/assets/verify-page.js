@@ -21,7 +21,8 @@ const LABELS = {
   replay: "Public replay hash chain ends at the card's replay head",
   manifest: "Suite manifest hashes to the card's manifest_hash",
   policy: "Policy: version, id, channel, assurance, toolset hash",
-  log: "In the transparency log: inclusion under a signed tree head, consistent with the current head",
+  log: "In a transparency log: inclusion under a tree head signed by a trusted key",
+  consistency: "That log is this server's: consistent with its current tree head",
 };
 
 const HEADLINES = {
@@ -55,7 +56,7 @@ function show(verdict, message, steps = [], facts = []) {
     li.className = s.ok ? "step ok" : "step fail";
     const mark = document.createElement("span");
     mark.className = "mark";
-    mark.textContent = s.ok ? "passed" : "failed";
+    mark.textContent = s.checked === false ? "not checked" : s.ok ? "passed" : "failed";
     const label = document.createElement("span");
     label.className = "label";
     label.textContent = LABELS[s.step] ?? s.step;
@@ -117,8 +118,9 @@ async function latestHead(bundle, fetched) {
   }
   const current = head.body.tree_size;
   let consistency = [];
-  if (Number.isSafeInteger(current) && current > size) {
-    const c = await getStrictJson(`/log/consistency.json?first=${size}&second=${current}`);
+  if (Number.isSafeInteger(current) && current !== size) {
+    const [first, second] = current > size ? [size, current] : [current, size];
+    const c = await getStrictJson(`/log/consistency.json?first=${first}&second=${second}`);
     consistency = c.status === 200 && c.body ? c.body.consistency : null;
   }
   fetched.push(`current tree head (size ${String(current)}) and consistency proof from /log/`);

@@ -321,17 +321,26 @@ export async function verifyProof(bundle, trustedKeys, knownToolsets = {}, opts 
       bundle.log,
       { card_id: card.card_id, card_hash: cardHash, signed_at: signature.signed_at },
       trustedKeys,
-      opts.latestHead,
     );
     if (logProblem) throw new StepFailure("log", logProblem.code, logProblem.message);
-    pass(
-      "log",
-      `leaf ${bundle.log.index} of ${bundle.log.tree_head.tree_size}${opts.latestHead ? ", consistent with the current head" : ""}`,
-    );
+    const logHead = bundle.log.tree_head;
+    pass("log", `leaf ${bundle.log.index} of ${logHead.tree_size}`);
+
+    // consistency with a newer trusted head (§15.5 step 10)
+    if (opts.latestHead) {
+      const problem = await checkConsistency(logHead, opts.latestHead, trustedKeys);
+      if (problem) throw new StepFailure("consistency", problem.code, problem.message);
+      pass(
+        "consistency",
+        `tree head of size ${logHead.tree_size} is consistent with the trusted head of size ${opts.latestHead.tree_head.tree_size}`,
+      );
+    } else {
+      steps.push({ step: "consistency", ok: true, checked: false, detail: CONSISTENCY_UNCHECKED });
+    }
     return {
       verdict: "valid",
       card_id: cardId,
-      message: `valid: ${cardId} signed by ${trusted.key_id} at ${signature.signed_at}`,
+      message: `valid: ${cardId} signed by ${trusted.key_id} at ${signature.signed_at}${opts.latestHead ? "" : " (log consistency not checked)"}`,
       steps,
     };
   } catch (e) {
@@ -488,8 +497,8 @@ function isInstant(s) {
   return Number.isFinite(ms) && new Date(ms).toISOString() === s;
 }
 
-/** Step 9, in the order of evidence/verify-log.ts; returns {code, message} or null. */
-async function checkLog(log, card, trustedKeys, latest) {
+/** Step 9 (the bundle's own log), in the order of evidence/verify-log.ts; returns {code, message} or null. */
+async function checkLog(log, card, trustedKeys) {
   if (log === undefined) {
     return {
       code: "log_missing",
@@ -542,26 +551,33 @@ async function checkLog(log, card, trustedKeys, latest) {
       message: `the inclusion proof does not lead leaf ${log.index} to the tree head's root`,
     };
   }
-  if (latest) {
-    const problem = await treeHeadProblem(latest.tree_head, trustedKeys);
-    if (problem) return { code: "log_inconsistent", message: `the newer tree head: ${problem}` };
-    const n = latest.tree_head;
-    const proof = latest.consistency;
-    if (
-      !isHashList(proof) ||
-      !(await verifyConsistency(
-        head.tree_size,
-        n.tree_size,
-        proof.map(rawHash),
-        rawHash(head.root_hash),
-        rawHash(n.root_hash),
-      ))
-    ) {
-      return {
-        code: "log_inconsistent",
-        message: `the proof's tree head (size ${head.tree_size}) is not a prefix of the log's current head (size ${n.tree_size})`,
-      };
-    }
+  return null;
+}
+
+const CONSISTENCY_UNCHECKED =
+  "not checked: no current tree head to compare with (a forged log that holds only this card passes every other step; verify online with --server URL, or against a pinned head with --head FILE)";
+
+/** Step 10, as evidence/verify-log.ts consistencyProblem: the two heads are one append-only log. */
+async function checkConsistency(head, latest, trustedKeys) {
+  const problem = await treeHeadProblem(latest.tree_head, trustedKeys);
+  if (problem) return { code: "log_inconsistent", message: `the newer tree head: ${problem}` };
+  const other = latest.tree_head;
+  const proof = latest.consistency;
+  const [small, large] = head.tree_size <= other.tree_size ? [head, other] : [other, head];
+  if (
+    !isHashList(proof) ||
+    !(await verifyConsistency(
+      small.tree_size,
+      large.tree_size,
+      proof.map(rawHash),
+      rawHash(small.root_hash),
+      rawHash(large.root_hash),
+    ))
+  ) {
+    return {
+      code: "log_inconsistent",
+      message: `the proof's tree head (size ${head.tree_size}) and the trusted head (size ${other.tree_size}) are not one append-only log: this card is not in the log the server keeps`,
+    };
   }
   return null;
 }

@@ -29,8 +29,10 @@ function fromHex(s) {
  */
 export async function checkOpenings(bundle, reveal) {
   const secret = fromHex(reveal?.secret);
-  if (!isObject(reveal) || reveal.reveal_version !== "scoreia-reveal/0.2" || !secret) {
-    return { code: "reveal_malformed", message: "the reveal document is not scoreia-reveal/0.2 with a 64-hex secret" };
+  // 0.3 carries a value salt in each opening; a saved 0.2 reveal carries the attempt's replay salt.
+  const legacy = reveal?.reveal_version === "scoreia-reveal/0.2";
+  if (!isObject(reveal) || !(legacy || reveal.reveal_version === "scoreia-reveal/0.3") || !secret) {
+    return { code: "reveal_malformed", message: "the reveal document is not scoreia-reveal/0.3 with a 64-hex secret" };
   }
   const commitment = `sha256:${hex(await crypto.subtle.digest("SHA-256", secret))}`;
   const manifestHash = await sha256Tagged(canonicalize(bundle.manifest));
@@ -42,12 +44,14 @@ export async function checkOpenings(bundle, reveal) {
     return { code: "secret_mismatch", message: "the revealed secret is not the one the card's manifest committed to" };
   }
   const id = bundle.card.card_id;
-  const salt = fromHex(reveal.replay_salts?.[id]);
+  const replaySalt = legacy ? fromHex(reveal.replay_salts?.[id]) : null;
   const openings = reveal.openings?.[id];
-  if (!salt || !Array.isArray(openings)) {
-    return { code: "card_not_in_reveal", message: `the reveal has no salt or openings for ${id}` };
+  if ((legacy && !replaySalt) || !Array.isArray(openings)) {
+    return { code: "card_not_in_reveal", message: `the reveal has no openings for ${id}` };
   }
-  const key = await crypto.subtle.importKey("raw", salt, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = replaySalt
+    ? await crypto.subtle.importKey("raw", replaySalt, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    : null;
   const events = bundle.replay.events;
   const opened = new Set();
   for (const o of openings) {
@@ -56,7 +60,10 @@ export async function checkOpenings(bundle, reveal) {
     if (!e || !(OPENED[e.kind] ?? []).includes(o.location) || !isObject(m)) {
       return { code: "opening_unexpected", message: "an opening names a place that holds no commitment" };
     }
-    const valueSalt = new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(`${o.seq}:${o.location}`)));
+    const valueSalt = key
+      ? new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(`${o.seq}:${o.location}`)))
+      : fromHex(o.salt);
+    if (!valueSalt) return { code: "reveal_malformed", message: `event ${o.seq} ${o.location}: no 64-hex salt` };
     const value = utf8.encode(canonicalize(o.value));
     const both = new Uint8Array(valueSalt.length + value.length);
     both.set(valueSalt);
