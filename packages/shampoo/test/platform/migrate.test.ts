@@ -26,9 +26,11 @@ describe("modules", () => {
 
   it("SHAMPOO's tool list and migration order derive from modules.ts", () => {
     const tools = toolsOf(MODULES);
-    expect(tools).toHaveLength(50);
-    // tools/list order is module order: platform, tasks, graph, links, sessions, governance, reflection.
-    expect(MODULES.map((m) => m.name)).toEqual([
+    // every tool once; the first 50 are the original six categories
+    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+    expect(tools.length).toBeGreaterThanOrEqual(50);
+    // tools/list order is module order: platform, tasks, graph, links, sessions, governance, reflection, then the later ones.
+    expect(MODULES.map((m) => m.name).slice(0, 7)).toEqual([
       "platform",
       "tasks",
       "graph",
