@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import envPaths from "env-paths";
 import type { SessionInfo } from "kernel";
@@ -432,7 +433,7 @@ async function serve(values: Values): Promise<number> {
         `  ${banner}\n` +
         `Connect an MCP host, e.g. add to its config (every tool: end the url with ?toolsets=all):\n` +
         `  { "mcpServers": { "shampoo": ${entry} } }\n` +
-        `or launch over stdio: { "command": "npx", "args": ["shampoo", "serve"] } (every tool: add "--tools", "all")\n`,
+        `or launch over stdio (from any folder): ${stdioEntry()} (every tool: add "--tools", "all")\n`,
     );
     await waitForSignal();
     await http.close();
@@ -461,4 +462,14 @@ function waitForSignal(): Promise<void> {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
+}
+
+/**
+ * The stdio entry a host can paste: node and this installation's bin by absolute path, so it
+ * runs from any folder (a bare `npx shampoo` outside this installation would fetch whatever the
+ * registry holds under that name).
+ */
+export function stdioEntry(): string {
+  const bin = fileURLToPath(new URL("../bin/shampoo.mjs", import.meta.url));
+  return JSON.stringify({ command: process.execPath, args: [bin, "serve"] });
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { logger } from "kernel/log.ts";
 import { CURRENT_TOOLSET } from "../contract/index.ts";
 import { chooseSigner, defaultDb, EXIT, ensureDataDir, UsageError, type Values, waitForSignal } from "./common.ts";
@@ -87,7 +88,7 @@ export async function serve(values: Values): Promise<number> {
         `  ${signing}\n` +
         `Connect an MCP host, e.g. add to its config:\n` +
         `  { "mcpServers": { "scoreia": { "url": "${http.url}" } } }\n` +
-        `or launch over stdio: { "command": "npx", "args": ["scoreia", "serve"] }\n`,
+        `or launch over stdio (from any folder): ${stdioEntry()}\n`,
     );
     await waitForSignal();
     await http.close();
@@ -108,4 +109,14 @@ export async function serve(values: Values): Promise<number> {
   }
   await chamber.close();
   return 0;
+}
+
+/**
+ * The stdio entry a host can paste: node and this installation's bin by absolute path, so it
+ * runs from any folder (a bare `npx scoreia` outside this installation would fetch whatever the
+ * registry holds under that name).
+ */
+export function stdioEntry(): string {
+  const bin = fileURLToPath(new URL("../../bin/scoreia.mjs", import.meta.url));
+  return JSON.stringify({ command: process.execPath, args: [bin, "serve"] });
 }
