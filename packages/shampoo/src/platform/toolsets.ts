@@ -42,6 +42,7 @@ const DESCRIPTIONS: Record<string, string> = {
   governance:
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
+  health: "Health: the doctor's diagnostics, licence information, status of the session and the service.",
 };
 
 export interface Toolset {
