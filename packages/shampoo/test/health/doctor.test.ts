@@ -6,7 +6,6 @@
  */
 
 import type { Database } from "kernel";
-import { sql } from "kernel";
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ShampooDB } from "../../src/store/schema.ts";
