@@ -73,7 +73,7 @@ Options:
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
                 refuse the file. Keep it mode 0600.
   --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
-                sessions, governance, reflection; all) or tool names; any other is an
+                sessions, governance, reflection, health; all) or tool names; any other is an
                 unknown tool. Without it a session starts with the everyday toolsets
                 (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
                 turn on more with the list_toolsets / enable_toolset tools; with it, sessions

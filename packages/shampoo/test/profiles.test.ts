@@ -22,9 +22,9 @@ describe("tool profiles", () => {
       "session_save",
     ]);
     // The 29 tools of tasks, graph, links and sessions, plus governance and reflection (issue 17).
-    expect(parseProfile(["all"], MODULES).size).toBe(50);
+    expect(parseProfile(["all"], MODULES).size).toBe(53);
     expect(() => parseProfile(["tasks,grpah"], MODULES)).toThrow(
-      '--tools: unknown category or tool "grpah" (categories: all, tasks, graph, links, sessions, governance, reflection; or any tool name)',
+      '--tools: unknown category or tool "grpah" (categories: all, tasks, graph, links, sessions, governance, reflection, health; or any tool name)',
     );
     expect(() => parseProfile([","], MODULES)).toThrow("--tools names no tools");
     expect([...(intersect(new Set(["a", "b"]), new Set(["b", "c"])) ?? [])]).toEqual(["b"]);

@@ -27,8 +27,8 @@ describe("modules", () => {
 
   it("SHAMPOO's tool list and migration order derive from modules.ts", () => {
     const tools = toolsOf(MODULES);
-    expect(tools).toHaveLength(50);
-    // tools/list order is module order: platform, tasks, graph, links, sessions, governance, reflection.
+    expect(tools).toHaveLength(53);
+    // tools/list order is module order: platform, tasks, graph, links, sessions, governance, reflection, health.
     expect(MODULES.map((m) => m.name)).toEqual([
       "platform",
       "tasks",
@@ -37,6 +37,7 @@ describe("modules", () => {
       "sessions",
       "governance",
       "reflection",
+      "health",
     ]);
     expect(tools.map((t) => t.name)).toEqual(MODULES.flatMap((m) => m.tools.map((t) => t.name)));
     const ids = migrationPlan(MODULES).map((m) => m.id);
