@@ -303,6 +303,19 @@ for (const dialect of DIALECTS) {
       expect(check(await run(h, ctxOf(h, a)), "readiness.canary").status).toBe("ok");
     });
 
+    it("config.tools warns for a session that can call no tool; fixed, ok", async () => {
+      const { doctor } = await import("../../src/domains/health/service/doctor.ts");
+      const none = await doctor(ctxOf(h, a, { caller: { ...a.caller, tools: new Set<string>() } }), {
+        sections: "config",
+      });
+      expect(none.sections[0]?.checks.find((c) => c.id === "config.tools")).toMatchObject({
+        status: "warn",
+        summary: expect.stringMatching(/^0 of \d+ tools callable/),
+      });
+      const some = await doctor(ctxOf(h, a), { sections: "config" });
+      expect(some.sections[0]?.checks.find((c) => c.id === "config.tools")?.status).toBe("ok");
+    });
+
     it("config.caller warns for a caller without any grant; the doctor still runs for it", async () => {
       const nobody = await h.as({ principal: "nobody", grants: [] });
       const r = await doctorOf(nobody, { sections: "config,readiness" });

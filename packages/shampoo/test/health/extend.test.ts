@@ -73,6 +73,34 @@ for (const dialect of DIALECTS) {
       expect(check(await doctorOf(a, { sections: "invariants" }), "invariants.fences").status).toBe("ok");
     });
 
+    it("invariants.fences: a claim event that handed out a fence not above the one before fails; removed, ok", async () => {
+      const last = await h.db.db
+        .selectFrom("shampoo_history")
+        .selectAll()
+        .where("entity_kind", "=", "lease:job")
+        .where("action", "=", "claim")
+        .orderBy("seq", "desc")
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      const { seq: _seq, ...event } = last;
+      await h.db.db
+        .insertInto("shampoo_history")
+        .values({
+          ...event,
+          event_id: "replayed-claim",
+          clock: 999_999,
+          new_json: JSON.stringify({ holder: "w9", fence: 1 }),
+        })
+        .execute();
+      const bad = await doctorOf(a, { sections: "invariants" });
+      expect(check(bad, "invariants.fences")).toMatchObject({
+        status: "fail",
+        summary: expect.stringMatching(/fence 1 handed out after 2/),
+      });
+      await h.db.db.deleteFrom("shampoo_history").where("event_id", "=", "replayed-claim").execute();
+      expect(check(await doctorOf(a, { sections: "invariants" }), "invariants.fences").status).toBe("ok");
+    });
+
     it("a live row pointing at a void one: allowed where its owner says so (graph), a failure where not", async () => {
       await a.sc("create_entities", {
         entities: [{ name: "Doomed Pump", entityType: "thing", observations: ["leaks"] }],
