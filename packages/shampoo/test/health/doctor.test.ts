@@ -297,6 +297,15 @@ for (const dialect of DIALECTS) {
       };
       expect(check(await run(h, ctxOf(h, a, { pipeline: throwing })), "readiness.canary").status).toBe("fail");
       const { doctor } = await import("../../src/domains/health/service/doctor.ts");
+      const unserved = {
+        list: () => h.shampoo.registry.list().filter((t) => t.name !== "status"),
+        call: throwing.call,
+      };
+      const without = await doctor(ctxOf(h, a, { pipeline: unserved }), { sections: "readiness" });
+      expect(without.sections[0]?.checks[0]).toMatchObject({
+        status: "unknown",
+        summary: expect.stringMatching(/does not serve status/),
+      });
       const bare = await doctor(ctxOf(h, a, { pipeline: undefined }), { sections: "readiness" });
       expect(bare.sections[0]?.checks[0]?.status).toBe("unknown");
       expect(bare.status).toBe("unknown");

@@ -18,6 +18,8 @@ export const canary: HealthCheck = {
     const pipeline = ctx.pipeline;
     if (!pipeline)
       return { status: "unknown", summary: "no tool pipeline in this context: the canary cannot be called" };
+    if (!pipeline.list().some((t) => t.name === CANARY_TOOL))
+      return { status: "unknown", summary: `this server does not serve ${CANARY_TOOL}: the canary cannot be called` };
     const started = performance.now();
     const { tools: _tools, ...caller } = ctx.caller;
     const { toolsets: _toolsets, ...rest } = ctx;
