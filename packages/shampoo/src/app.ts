@@ -104,6 +104,7 @@ export function shampooOn(database: Database<ShampooDB>, opts: Omit<ShampooOptio
         clock,
         database,
         toolsets: toolsets.view(session, caller),
+        pipeline: registry,
       };
     },
   };

@@ -58,6 +58,11 @@ Usage:
   shampoo export --project P [--db …] [caller] > memory.jsonl
       Write project P's live entities (name order) and the relations between them as the
       reference JSONL, to stdout; progress on stderr.
+  shampoo doctor [--db …] [--sections LIST] [--detail summary|full] [--json] [caller]
+      The doctor tool's report (nine sections: config, database, auth, jobs, pump, wake,
+      ledger, readiness, invariants), called through the same tool pipeline; writes nothing
+      and migrates nothing. Exit codes: 0 ok, 3 warn, 4 unknown (a section nothing in this
+      build can observe), 1 fail or no database, 2 usage.
   shampoo --help | --version
 
 Options:
@@ -69,7 +74,8 @@ Options:
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
                 refuse the file. Keep it mode 0600.
   --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
-                sessions, governance, reflection, debate; all) or tool names; any other is an
+                sessions, governance, reflection, debate,
+                health; all) or tool names; any other is an
                 unknown tool. Without it a session starts with the everyday toolsets
                 (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
                 turn on more with the list_toolsets / enable_toolset tools; with it, sessions
@@ -103,6 +109,7 @@ const ACCEPTS: Record<string, string[]> = {
   ],
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
+  doctor: ["db", "data-dir", "sections", "detail", "json", "config", "principal", "role", "grants", "profile"],
 };
 
 /** Commands that take one positional argument. */
@@ -161,6 +168,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
+    if (cmd === "doctor") return await doctor(values);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -193,6 +201,9 @@ function parse(argv: string[]) {
       project: { type: "string" },
       tools: { type: "string" },
       "trust-proxy": { type: "string" },
+      sections: { type: "string" },
+      detail: { type: "string" },
+      json: { type: "boolean" },
     },
   });
 }
@@ -267,6 +278,28 @@ async function transfer(cmd: "import" | "export", values: Values, file: string |
   } finally {
     await shampoo.close();
   }
+}
+
+/** `shampoo doctor` (domains/health/command.ts): the server wired on the database, never migrated. */
+async function doctor(values: Values): Promise<number> {
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
+  const flags = { principal: values.principal, role: values.role, grants: values.grants, profile: values.profile };
+  const caller = callerFromFlags(flags, config);
+  const db = values.db ?? defaultDb(values["data-dir"]);
+  const { doctorCommand } = await import("./domains/health/command.ts");
+  return doctorCommand({
+    db,
+    sections: values.sections,
+    detail: values.detail,
+    json: values.json === true,
+    open: async () => {
+      const { openDatabase } = await import("kernel");
+      const { shampooOn } = await import("./app.ts");
+      return shampooOn(await openDatabase(db), { resolveCaller: () => caller });
+    },
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock, Database } from "kernel";
+import type { Clock, Database, ToolRegistry } from "kernel";
 import type { Caller } from "./access/caller.ts";
 import type { ToolsetView } from "./platform/toolsets.ts";
 import type { Source } from "./store/history.ts";
@@ -12,4 +12,6 @@ export interface ShampooCtx {
   database: Database<ShampooDB>;
   /** The session's toolsets (platform/toolsets.ts), when served over MCP: what it sees and may enable. */
   toolsets?: ToolsetView;
+  /** The registry this call came through (app.ts), when served: the doctor's readiness canary calls it. */
+  pipeline?: Pick<ToolRegistry<ShampooCtx>, "call" | "list">;
 }

@@ -4,6 +4,7 @@ import { governanceModule } from "./domains/governance/index.ts";
 import type { GovernanceDB } from "./domains/governance/schema/tables.ts";
 import { graphModule } from "./domains/graph/index.ts";
 import type { GraphDB } from "./domains/graph/schema.ts";
+import { healthModule } from "./domains/health/index.ts";
 import { linksModule } from "./domains/links/index.ts";
 import type { LinksDB } from "./domains/links/schema.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
@@ -30,6 +31,7 @@ export const MODULES: readonly Module[] = [
   governanceModule,
   reflectionModule,
   debateModule,
+  healthModule,
 ];
 
 /** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */

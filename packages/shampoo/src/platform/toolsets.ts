@@ -43,6 +43,7 @@ export const TOOLSET_DESCRIPTIONS: Record<string, string> = {
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
   debate: "Structured debate: topics, roles and bindings, addressed posts and receipts, blind debate/v1 with judges.",
+  health: "Health: the doctor's diagnostics, licence information, status of the session and the service.",
 };
 
 export interface Toolset {
