@@ -33,6 +33,10 @@ export const SHAMPOO_ERRORS = errorTable({
   unknown_toolset: result(400),
   /** enable_toolset beyond what the caller may use (the server's --tools ∩ its config entry). */
   toolset_not_allowed: result(403),
+  /** Any failure of handshake_challenge / handshake_complete: one answer, no oracle (domains/auth). */
+  handshake_failed: result(401),
+  /** issue_ticket with a bad user, projects, role, kind or TTL, or a grant beyond the issuer's own. */
+  ticket_issue_failed: result(400),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;

@@ -42,6 +42,7 @@ const DESCRIPTIONS: Record<string, string> = {
   governance:
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
+  auth: "Auth and sessions registry: hybrid handshakes, enrolment tickets, registry sessions, revocation.",
 };
 
 export interface Toolset {
