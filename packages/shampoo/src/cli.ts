@@ -57,6 +57,11 @@ Usage:
   shampoo export --project P [--db …] [caller] > memory.jsonl
       Write project P's live entities (name order) and the relations between them as the
       reference JSONL, to stdout; progress on stderr.
+  shampoo login --url URL --ticket ID [--profile P] [--credentials FILE]
+      Enrol with a one-time ticket from a conductor (issue_ticket) by a hybrid handshake
+      (ML-KEM-768 + P-256): the secret from $SHAMPOO_TICKET_SECRET or stdin. Writes FILE
+      (default <data-dir>/credentials.json, mode 0600) and prints the host entry with a
+      one-hour session token. Again with --credentials FILE alone: renews the session.
   shampoo --help | --version
 
 Options:
@@ -102,6 +107,7 @@ const ACCEPTS: Record<string, string[]> = {
   ],
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
+  login: ["url", "ticket", "credentials", "profile", "data-dir"],
 };
 
 /** Commands that take one positional argument. */
@@ -160,6 +166,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
+    if (cmd === "login") return await loginCommand(values);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -192,8 +199,30 @@ function parse(argv: string[]) {
       project: { type: "string" },
       tools: { type: "string" },
       "trust-proxy": { type: "string" },
+      url: { type: "string" },
+      ticket: { type: "string" },
+      credentials: { type: "string" },
     },
   });
+}
+
+/** `shampoo login` (domains/auth/login.ts): enrol with a ticket, or renew from the credentials file. */
+async function loginCommand(values: Values): Promise<number> {
+  const { login, loginBanner, LoginError } = await import("./domains/auth/login.ts");
+  const credentials = values.credentials ?? join(dataDir(values["data-dir"]), "credentials.json");
+  if (values.ticket === undefined && values.credentials === undefined && values.url !== undefined) {
+    throw new UsageError("--url needs --ticket ID (enrol) or --credentials FILE (renew)");
+  }
+  try {
+    if (values.credentials === undefined) mkdirSync(dataDir(values["data-dir"]), { recursive: true, mode: 0o700 });
+    const c = await login({ url: values.url, ticket: values.ticket, profile: values.profile, credentials });
+    process.stdout.write(loginBanner(c, credentials));
+    return EXIT.ok;
+  } catch (e) {
+    if (!(e instanceof LoginError)) throw e;
+    process.stderr.write(`shampoo login: ${e.message}\n`);
+    return EXIT.failed;
+  }
 }
 
 /** A one-line progress bar on stderr (redrawn in place on a terminal, a line per step otherwise). */
@@ -406,14 +435,9 @@ async function serve(values: Values): Promise<number> {
       ...(process.env.SHAMPOO_SESSION_SECRET ? { sessionSecret: process.env.SHAMPOO_SESSION_SECRET } : {}),
       // Behind load balancers the per-address session limit counts the forwarded client (docs/deploy.md).
       ...(trustProxy ? { trustProxy } : {}),
-      ...(access.kind === "tokens"
-        ? {
-            authenticate: (req) => {
-              const p = authenticateBearer(access.config, req.headers.get("authorization") ?? undefined);
-              return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
-            },
-          }
-        : {}),
+      // With --config: the file's bearer tokens, and registry session tokens from `shampoo login`
+      // (checked in the database on every request), plus the pre-authentication handshake routes.
+      ...(access.kind === "tokens" ? await registryAccess(shampoo, access.config) : {}),
     });
     const who =
       access.kind === "tokens"
@@ -454,6 +478,25 @@ async function serve(values: Values): Promise<number> {
   }
   await shampoo.close();
   return EXIT.ok;
+}
+
+/** The auth registry on HTTP (domains/auth/http.ts), falling back to the config file's tokens. */
+async function registryAccess(
+  shampoo: Awaited<ReturnType<typeof import("./app.ts").openShampoo>>,
+  config: ShampooConfig,
+) {
+  const { authHttp } = await import("./domains/auth/http.ts");
+  const { systemClock } = await import("kernel");
+  const auth = authHttp({
+    database: shampoo.database,
+    registry: shampoo.registry,
+    clock: systemClock,
+    fallback: (req) => {
+      const p = authenticateBearer(config, req.headers.get("authorization") ?? undefined);
+      return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
+    },
+  });
+  return { authenticate: auth.authenticate, routes: auth.routes };
 }
 
 function waitForSignal(): Promise<void> {
