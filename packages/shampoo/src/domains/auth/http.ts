@@ -23,7 +23,7 @@ export interface AuthHttpOptions {
   registry: ToolRegistry<ShampooCtx>;
   clock: Clock;
   /** Bearer tokens that are not registry session tokens (the config file's), or null. */
-  fallback?(req: Request): AuthResult | null;
+  fallback?(req: Request): Promise<AuthResult | null> | AuthResult | null;
 }
 
 const PREFIX = "shs1.";
@@ -50,7 +50,7 @@ export function authHttp(opts: AuthHttpOptions): {
         const caller = await resolveSessionToken(ctx(preAuth(), "auth"), token);
         return caller && { token: "session", clientId: caller.principal, scopes: [], extra: { caller } };
       }
-      return opts.fallback?.(req) ?? null;
+      return (await opts.fallback?.(req)) ?? null;
     },
     routes(app) {
       for (const tool of PRE_AUTH_TOOLS) {

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DomainError, iso, logger } from "kernel";
-import { makeCaller } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { fail } from "../../../platform/errors.ts";
 import { createRow, recordChange } from "../../../platform/rows.ts";
@@ -157,11 +156,9 @@ export function handshakeComplete(ctx: ShampooCtx, a: HandshakeCompleteInput, pe
     const credential = body?.credential;
     if (typeof credential !== "string" || credential.length === 0 || credential.length > 512) throw handshakeFailed();
 
-    // The caller of the registry write: the handshake itself, inside the requested profile.
-    const hctx: ShampooCtx = {
-      ...ctx,
-      caller: makeCaller({ principal: "handshake", role: "agent", profile, grants: [] }),
-    };
+    // The registry write is the connection's caller's (attribution only, never authority),
+    // inside the requested profile: its events land in that profile's history.
+    const hctx: ShampooCtx = { ...ctx, caller: { ...ctx.caller, profile } };
     const grant = await write(hctx, (w) =>
       slot.ref_kind === "ticket"
         ? redeemTicket(w, slot, credential, profile, peer)
