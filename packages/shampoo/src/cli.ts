@@ -71,9 +71,12 @@ Options:
   --config      JSON: {"principals":[{"token":"…","principal":"alice","role":"agent",
                 "grants":["shared-ops",""],"profile":"default"}]} — token 16..512 characters
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
-                refuse the file. Keep it mode 0600.
+                refuse the file. Keep it mode 0600. Over HTTP, registry session tokens from
+                \`shampoo login\` are accepted too; an optional "oauth" section makes SHAMPOO an
+                OAuth 2.1 resource server (issuer, audience, jwks|jwks_uri, subjects; see
+                docs/shampoo-auth.md).
   --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
-                sessions, governance, reflection; all) or tool names; any other is an
+                sessions, governance, reflection, auth; all) or tool names; any other is an
                 unknown tool. Without it a session starts with the everyday toolsets
                 (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
                 turn on more with the list_toolsets / enable_toolset tools; with it, sessions

@@ -90,7 +90,8 @@ let auth: string[];
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    { token: TOKEN, principal: "inspector", role: "agent", grants: ["insp", "insp-handoff", ""] },
+    // conductor: every tool is called, the auth registry's conductor-only ones included
+    { token: TOKEN, principal: "inspector", role: "conductor", grants: ["insp", "insp-handoff", ""] },
   ]);
   http = await startHttp(["--db", join(tmp.dir, "http.db"), "--config", config]);
   auth = [http.url, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`];
