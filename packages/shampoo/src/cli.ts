@@ -63,6 +63,11 @@ Usage:
       ledger, readiness, invariants), called through the same tool pipeline; writes nothing
       and migrates nothing. Exit codes: 0 ok, 3 warn, 4 unknown (a section nothing in this
       build can observe), 1 fail or no database, 2 usage.
+  shampoo login --url URL --ticket ID [--profile P] [--credentials FILE]
+      Enrol with a one-time ticket from a conductor (issue_ticket) by a hybrid handshake
+      (ML-KEM-768 + P-256): the secret from $SHAMPOO_TICKET_SECRET or stdin. Writes FILE
+      (default <data-dir>/credentials.json, mode 0600) and prints the host entry with a
+      one-hour session token. Again with --credentials FILE alone: renews the session.
   shampoo --help | --version
 
 Options:
@@ -72,10 +77,13 @@ Options:
   --config      JSON: {"principals":[{"token":"…","principal":"alice","role":"agent",
                 "grants":["shared-ops",""],"profile":"default"}]} — token 16..512 characters
                 of A-Z a-z 0-9 - . _ ~ + /; profile optional (default "default"); unknown keys
-                refuse the file. Keep it mode 0600.
+                refuse the file. Keep it mode 0600. Over HTTP, registry session tokens from
+                \`shampoo login\` are accepted too; an optional "oauth" section makes SHAMPOO an
+                OAuth 2.1 resource server (issuer, audience, jwks|jwks_uri, subjects; see
+                docs/shampoo-auth.md).
   --tools       the tools callers may use: comma-separated toolsets (tasks, graph, links,
                 sessions, governance, reflection, debate,
-                health; all) or tool names; any other is an
+                health, auth; all) or tool names; any other is an
                 unknown tool. Without it a session starts with the everyday toolsets
                 (tasks, graph, sessions: at most 40 tools, as hosts like Cursor need) and may
                 turn on more with the list_toolsets / enable_toolset tools; with it, sessions
@@ -110,6 +118,7 @@ const ACCEPTS: Record<string, string[]> = {
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   doctor: ["db", "data-dir", "sections", "detail", "json", "config", "principal", "role", "grants", "profile"],
+  login: ["url", "ticket", "credentials", "profile", "data-dir"],
 };
 
 /** Commands that take one positional argument. */
@@ -169,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
     if (cmd === "doctor") return await doctor(values);
+    if (cmd === "login") return await loginCommand(values);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -204,8 +214,30 @@ function parse(argv: string[]) {
       sections: { type: "string" },
       detail: { type: "string" },
       json: { type: "boolean" },
+      url: { type: "string" },
+      ticket: { type: "string" },
+      credentials: { type: "string" },
     },
   });
+}
+
+/** `shampoo login` (domains/auth/login.ts): enrol with a ticket, or renew from the credentials file. */
+async function loginCommand(values: Values): Promise<number> {
+  const { login, loginBanner, LoginError } = await import("./domains/auth/login.ts");
+  const credentials = values.credentials ?? join(dataDir(values["data-dir"]), "credentials.json");
+  if (values.ticket === undefined && values.credentials === undefined && values.url !== undefined) {
+    throw new UsageError("--url needs --ticket ID (enrol) or --credentials FILE (renew)");
+  }
+  try {
+    if (values.credentials === undefined) mkdirSync(dataDir(values["data-dir"]), { recursive: true, mode: 0o700 });
+    const c = await login({ url: values.url, ticket: values.ticket, profile: values.profile, credentials });
+    process.stdout.write(loginBanner(c, credentials));
+    return EXIT.ok;
+  } catch (e) {
+    if (!(e instanceof LoginError)) throw e;
+    process.stderr.write(`shampoo login: ${e.message}\n`);
+    return EXIT.failed;
+  }
 }
 
 /** A one-line progress bar on stderr (redrawn in place on a terminal, a line per step otherwise). */
@@ -440,14 +472,9 @@ async function serve(values: Values): Promise<number> {
       ...(process.env.SHAMPOO_SESSION_SECRET ? { sessionSecret: process.env.SHAMPOO_SESSION_SECRET } : {}),
       // Behind load balancers the per-address session limit counts the forwarded client (docs/deploy.md).
       ...(trustProxy ? { trustProxy } : {}),
-      ...(access.kind === "tokens"
-        ? {
-            authenticate: (req) => {
-              const p = authenticateBearer(access.config, req.headers.get("authorization") ?? undefined);
-              return p && { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
-            },
-          }
-        : {}),
+      // With --config: the file's bearer tokens, and registry session tokens from `shampoo login`
+      // (checked in the database on every request), plus the pre-authentication handshake routes.
+      ...(access.kind === "tokens" ? await registryAccess(shampoo, access.config) : {}),
     });
     const who =
       access.kind === "tokens"
@@ -488,6 +515,47 @@ async function serve(values: Values): Promise<number> {
   }
   await shampoo.close();
   return EXIT.ok;
+}
+
+/**
+ * The auth registry on HTTP (domains/auth/http.ts): registry session tokens first, then the
+ * config file's tokens, then (with an "oauth" section) OAuth 2.1 access tokens (domains/auth/oauth.ts).
+ */
+async function registryAccess(
+  shampoo: Awaited<ReturnType<typeof import("./app.ts").openShampoo>>,
+  config: ShampooConfig,
+) {
+  const { authHttp } = await import("./domains/auth/http.ts");
+  const { OAuthConfigError, OAuthVerifier, parseOAuth } = await import("./domains/auth/oauth.ts");
+  const { systemClock } = await import("kernel");
+  let oauth: InstanceType<typeof OAuthVerifier> | undefined;
+  try {
+    if (config.oauth !== undefined)
+      oauth = new OAuthVerifier(parseOAuth(config.oauth, `${config.source}: oauth`), systemClock);
+  } catch (e) {
+    if (e instanceof OAuthConfigError) throw new ConfigError(e.message);
+    throw e;
+  }
+  const auth = authHttp({
+    database: shampoo.database,
+    registry: shampoo.registry,
+    clock: systemClock,
+    fallback: async (req) => {
+      const header = req.headers.get("authorization") ?? undefined;
+      const p = authenticateBearer(config, header);
+      if (p) return { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
+      const jwt = /^Bearer +([^ ]+) *$/i.exec(header ?? "")?.[1];
+      const caller = oauth && jwt ? await oauth.authenticate(jwt) : null;
+      return caller && { token: "oauth", clientId: caller.principal, scopes: [], extra: { caller } };
+    },
+  });
+  if (!oauth) return { authenticate: auth.authenticate, routes: auth.routes };
+  const metadata = new URL("/.well-known/oauth-protected-resource/mcp", oauth.config.audience).toString();
+  return {
+    authenticate: auth.authenticate,
+    routes: [auth.routes, oauth.routes()],
+    wwwAuthenticate: `Bearer resource_metadata="${metadata}"`,
+  };
 }
 
 function waitForSignal(): Promise<void> {

@@ -1,3 +1,5 @@
+import { authModule } from "./domains/auth/index.ts";
+import type { AuthDB } from "./domains/auth/schema.ts";
 import { debateModule } from "./domains/debate/index.ts";
 import type { DebateDB } from "./domains/debate/schema.ts";
 import { governanceModule } from "./domains/governance/index.ts";
@@ -32,6 +34,7 @@ export const MODULES: readonly Module[] = [
   reflectionModule,
   debateModule,
   healthModule,
+  authModule,
 ];
 
 /** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */
@@ -40,7 +43,7 @@ export const FIXTURE_STEPS: readonly FixtureStep[] = fixtureSteps(MODULES);
 
 /** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
 declare module "./store/schema.ts" {
-  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB, DebateDB {}
+  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB, DebateDB, AuthDB {}
 }
 
 // The extension points (platform/extend.ts) answer what these modules contribute, in module order.

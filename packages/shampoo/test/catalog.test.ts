@@ -30,6 +30,8 @@ const byName = new Map(catalog.tools.map((t) => [t.name, t]));
 const NAMED_WITHOUT_SECTION: Record<string, string> = {
   reflect_history: "reflect_archive Lifecycle: history stays listed until include_archived filtering hides it",
   list_memory_issues: "audit_memory: 'then read list_memory_issues for what remains open'",
+  revoke_session: "auth category blurb: 'Enrolment, handshakes, revocation and session administration' (issue 26)",
+  revoke_principal: "auth category blurb: 'Enrolment, handshakes, revocation and session administration' (issue 26)",
 };
 
 /** Parameters we accept beyond the catalog, each with its reason. */

@@ -37,6 +37,8 @@ export interface HttpOptions<Ctx> {
    * answers 401; the result reaches tool handlers as SessionInfo.auth. Absent: no authentication.
    */
   authenticate?(req: Request): Promise<AuthResult | null> | AuthResult | null;
+  /** The WWW-Authenticate value of a 401 (default `Bearer realm="mcp"`), e.g. RFC 9728's resource_metadata. */
+  wwwAuthenticate?: string;
   /**
    * Secret that signs 2025-era session ids; every instance behind one endpoint must share it
    * (docs/deploy.md). Absent: random per process (sessions then live as long as this process).
@@ -213,7 +215,7 @@ export function buildHttpApp<Ctx>(opts: HttpOptions<Ctx>): Hono {
       const a = await opts.authenticate(c.req.raw);
       if (!a) {
         return rpcError(401, -32001, "Unauthorized: a valid bearer token is required", null, {
-          "www-authenticate": 'Bearer realm="mcp"',
+          "www-authenticate": opts.wwwAuthenticate ?? 'Bearer realm="mcp"',
         });
       }
       auth = a;

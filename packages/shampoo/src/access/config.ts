@@ -34,6 +34,8 @@ export interface ShampooConfig {
   principals: Principal[];
   /** Things worth saying that do not refuse the file (e.g. group- or world-readable). */
   warnings: string[];
+  /** The "oauth" section as written (OAuth 2.1 resource server, parsed by domains/auth/oauth.ts). */
+  oauth?: unknown;
 }
 
 const ENTRY_KEYS = ["token", "principal", "role", "grants", "profile", "tools"];
@@ -84,7 +86,9 @@ export function parseConfig(text: string, source = "config"): ShampooConfig {
   }
   if (!isObject(doc)) throw new ConfigError(`${source} must be a JSON object {"principals":[…]}`);
   for (const k of Object.keys(doc)) {
-    if (k !== "principals") throw new ConfigError(`${source}: unknown key ${JSON.stringify(k)} (only "principals")`);
+    if (k !== "principals" && k !== "oauth") {
+      throw new ConfigError(`${source}: unknown key ${JSON.stringify(k)} (only "principals" and "oauth")`);
+    }
   }
   const list = doc.principals;
   if (!Array.isArray(list) || list.length === 0) {
@@ -101,7 +105,7 @@ export function parseConfig(text: string, source = "config"): ShampooConfig {
     seen.set(key, i);
     principals.push(p);
   }
-  return { source, principals, warnings: [] };
+  return { source, principals, warnings: [], ...(doc.oauth === undefined ? {} : { oauth: doc.oauth }) };
 }
 
 function parseEntry(entry: unknown, at: string): Principal {

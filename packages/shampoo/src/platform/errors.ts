@@ -35,6 +35,10 @@ export const SHAMPOO_ERRORS = errorTable({
   toolset_not_allowed: result(403),
   /** A debate read of a topic the caller cannot reach: missing, foreign and outsider alike. */
   unknown_topic: result(404),
+  /** Any failure of handshake_challenge / handshake_complete: one answer, no oracle (domains/auth). */
+  handshake_failed: result(401),
+  /** issue_ticket with a bad user, projects, role, kind or TTL, or a grant beyond the issuer's own. */
+  ticket_issue_failed: result(400),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;

@@ -44,6 +44,7 @@ export const TOOLSET_DESCRIPTIONS: Record<string, string> = {
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
   debate: "Structured debate: topics, roles and bindings, addressed posts and receipts, blind debate/v1 with judges.",
   health: "Health: the doctor's diagnostics, licence information, status of the session and the service.",
+  auth: "Auth and sessions registry: hybrid handshakes, enrolment tickets, registry sessions, revocation.",
 };
 
 export interface Toolset {

@@ -52,7 +52,7 @@ function post(authorization?: string): Promise<Response> {
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    // conductor: every registered tool is called, the conductor-only ones (debate_judge_prepare, …) too.
+    // conductor: every registered tool is called, the conductor-only ones (debate_judge_prepare, issue_ticket, …) too.
     {
       token: ALICE,
       principal: "alice",

@@ -69,7 +69,8 @@ describe("a 2026-07-28 client on the real binary", () => {
   it("over Streamable HTTP: the caller is the request's bearer token; without one, 401", async () => {
     const file = join(tmp.dir, "http.db");
     const token = newToken();
-    const config = writeConfig(tmp.dir, [{ token, principal: "ada", role: "agent", grants: ["modern-http", ""] }]);
+    // conductor: every tool is called, the auth registry's conductor-only ones included
+    const config = writeConfig(tmp.dir, [{ token, principal: "ada", role: "conductor", grants: ["modern-http", ""] }]);
     const server = await startHttp(["--db", file, "--config", config]);
     const c = client();
     try {
