@@ -1,3 +1,5 @@
+import { coordinationModule } from "./domains/coordination/index.ts";
+import type { CoordinationDB } from "./domains/coordination/schema.ts";
 import { governanceModule } from "./domains/governance/index.ts";
 import type { GovernanceDB } from "./domains/governance/schema/tables.ts";
 import { graphModule } from "./domains/graph/index.ts";
@@ -27,6 +29,7 @@ export const MODULES: readonly Module[] = [
   sessionsModule,
   governanceModule,
   reflectionModule,
+  coordinationModule,
 ];
 
 /** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */
@@ -35,7 +38,7 @@ export const FIXTURE_STEPS: readonly FixtureStep[] = fixtureSteps(MODULES);
 
 /** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
 declare module "./store/schema.ts" {
-  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB {}
+  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB, CoordinationDB {}
 }
 
 // The extension points (platform/extend.ts) answer what these modules contribute, in module order.

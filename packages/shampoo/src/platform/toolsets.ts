@@ -42,6 +42,7 @@ const DESCRIPTIONS: Record<string, string> = {
   governance:
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
+  coordination: "Coordination: quorums (what was agreed), lanes (reviewed streams of work), jobs (fenced leases).",
 };
 
 export interface Toolset {
