@@ -170,7 +170,7 @@ describe.each(DIALECTS)("coordination: quorums and lanes on %s", (dialect) => {
         expect((r.structuredContent as { error_type: string }).error_type).toBe("illegal_lane_transition");
       }
       const rows = await h.db.db.selectFrom("shampoo_lanes").selectAll().where("id", "=", l).execute();
-      expect(rows[0]?.state).toBe((wins[0]?.structuredContent as { state: string }).state);
+      expect(rows[0]?.state).toBe((wins[0]?.structuredContent as { state: string } | undefined)?.state);
       expect(rows[0]?.state_version).toBe(round.from.length + 1);
     }
   });
