@@ -4,6 +4,8 @@ import { governanceModule } from "./domains/governance/index.ts";
 import type { GovernanceDB } from "./domains/governance/schema/tables.ts";
 import { graphModule } from "./domains/graph/index.ts";
 import type { GraphDB } from "./domains/graph/schema.ts";
+import { inboundModule } from "./domains/inbound/index.ts";
+import type { InboundDB } from "./domains/inbound/schema.ts";
 import { linksModule } from "./domains/links/index.ts";
 import type { LinksDB } from "./domains/links/schema.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
@@ -30,6 +32,7 @@ export const MODULES: readonly Module[] = [
   governanceModule,
   reflectionModule,
   coordinationModule,
+  inboundModule,
 ];
 
 /** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */
@@ -38,7 +41,15 @@ export const FIXTURE_STEPS: readonly FixtureStep[] = fixtureSteps(MODULES);
 
 /** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
 declare module "./store/schema.ts" {
-  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB, CoordinationDB {}
+  interface ShampooDB
+    extends TasksDB,
+      GraphDB,
+      LinksDB,
+      SessionsDB,
+      GovernanceDB,
+      ReflectionDB,
+      CoordinationDB,
+      InboundDB {}
 }
 
 // The extension points (platform/extend.ts) answer what these modules contribute, in module order.

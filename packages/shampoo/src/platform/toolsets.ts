@@ -43,6 +43,7 @@ const DESCRIPTIONS: Record<string, string> = {
     "Context governance: chunks, candidate claims, promotion, facts over time, context packs, audits, replay.",
   reflection: "Reflection: memory-quality audits, runs, decisions, apply.",
   coordination: "Coordination: quorums (what was agreed), lanes (reviewed streams of work), jobs (fenced leases).",
+  inbound: "Inbound review: staged tasks and knowledge, listed with their diffs, approved or rejected.",
 };
 
 export interface Toolset {

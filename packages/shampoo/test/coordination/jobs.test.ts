@@ -41,9 +41,9 @@ describe.each(DIALECTS)("coordination: jobs on %s", (dialect) => {
     expect((await err(star, "job_create", { kind: "x", project: P })).error).toMatch(/outside client scope/);
     expect((await err(star, "job_create", { kind: "x" })).error).toMatch(/outside client scope/);
     expect(await conductor.sc("job_create", { kind: "x" })).toMatchObject({ state: "queued" });
-    expect((await err(conductor, "job_create", { kind: "x", lane_id: "00000000-0000-4000-8000-000000000000" })).error).toBe(
-      "lane not found",
-    );
+    expect(
+      (await err(conductor, "job_create", { kind: "x", lane_id: "00000000-0000-4000-8000-000000000000" })).error,
+    ).toBe("lane not found");
   });
 
   it("a job on a lane inherits the lane's quorum project; another project is refused", async () => {
@@ -110,14 +110,18 @@ describe.each(DIALECTS)("coordination: jobs on %s", (dialect) => {
     const taken = await ben.sc("job_claim", { kind, lease_seconds: 10 });
     expect(taken).toMatchObject({ claimed: true, job_id: id, attempts: 2, reclaimed: true, fence: 2 });
     // The first holder can neither complete nor release what the second holds.
-    expect((await err(ann, "job_complete", { job_id: id, outcome: "completed", fence: 1 })).error_type).toBe("lease_lost");
+    expect((await err(ann, "job_complete", { job_id: id, outcome: "completed", fence: 1 })).error_type).toBe(
+      "lease_lost",
+    );
     expect((await err(ann, "job_complete", { job_id: id, outcome: "completed" })).error_type).toBe("lease_lost");
     expect((await err(ann, "job_release", { job_id: id, fence: 1 })).error_type).toBe("lease_lost");
     expect(await ben.sc("job_complete", { job_id: id, outcome: "completed", fence: 2 })).toMatchObject({
       state: "completed",
     });
     // Nor can it claim a replay of the completion it never made.
-    expect((await err(ann, "job_complete", { job_id: id, outcome: "completed", fence: 1 })).error_type).toBe("lease_lost");
+    expect((await err(ann, "job_complete", { job_id: id, outcome: "completed", fence: 1 })).error_type).toBe(
+      "lease_lost",
+    );
     expect(await jobRow(id)).toMatchObject({ state: "completed", completed_by: "ben", reclaimed: 1, attempts: 2 });
   });
 
@@ -127,7 +131,10 @@ describe.each(DIALECTS)("coordination: jobs on %s", (dialect) => {
     expect(await ann.sc("job_release", { job_id: id, fence: 1 })).toEqual({ job_id: id, state: "queued" });
     expect(await jobRow(id)).toMatchObject({ state: "queued", owner: null, attempts: 1 });
     expect(await ben.sc("job_claim", { kind })).toMatchObject({ attempts: 2, reclaimed: false, fence: 2 });
-    expect(await conductor.sc("job_complete", { job_id: id, outcome: "failed" })).toEqual({ job_id: id, state: "failed" });
+    expect(await conductor.sc("job_complete", { job_id: id, outcome: "failed" })).toEqual({
+      job_id: id,
+      state: "failed",
+    });
   });
 
   it("attempts are bounded at 5: past them the job stays, as failed", async () => {
