@@ -57,6 +57,10 @@ Usage:
   shampoo export --project P [--db …] [caller] > memory.jsonl
       Write project P's live entities (name order) and the relations between them as the
       reference JSONL, to stdout; progress on stderr.
+  shampoo inbound stage FILE [--db …] [caller]
+      Stage inbound tasks and knowledge from a JSON document (FILE, or - for stdin) for review:
+      inert until a conductor approves them (inbound_list, inbound_approve). Each item is
+      validated as its creation tool would; one bad item stages nothing. The caller is the stager.
   shampoo --help | --version
 
 Options:
@@ -102,10 +106,11 @@ const ACCEPTS: Record<string, string[]> = {
   ],
   import: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
+  inbound: ["db", "data-dir", "config", "principal", "role", "grants", "profile"],
 };
 
 /** Commands that take one positional argument. */
-const POSITIONAL: Record<string, string> = { import: "FILE" };
+const POSITIONAL: Record<string, string> = { import: "FILE", inbound: "stage FILE" };
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -144,7 +149,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP}`);
     return EXIT.usage;
   }
-  const wanted = POSITIONAL[cmd] ? 2 : 1;
+  const wanted = 1 + (POSITIONAL[cmd]?.split(" ").length ?? 0);
   if (positionals.length > wanted) {
     process.stderr.write(`shampoo ${cmd}: unexpected argument ${positionals[wanted]} (see shampoo --help)\n`);
     return EXIT.usage;
@@ -160,6 +165,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
+    if (cmd === "inbound") return await inbound(values, positionals[1], positionals[2] as string);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -263,6 +269,22 @@ async function transfer(cmd: "import" | "export", values: Values, file: string |
       return EXIT.failed;
     }
     throw e;
+  } finally {
+    await shampoo.close();
+  }
+}
+
+/** `shampoo inbound stage FILE` (domains/inbound/cli.ts): the caller from the flags, like import. */
+async function inbound(values: Values, sub: string | undefined, file: string): Promise<number> {
+  if (sub !== "stage") throw new UsageError(`unknown inbound command ${sub}: inbound stage FILE`);
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
+  const flags = { principal: values.principal, role: values.role, grants: values.grants, profile: values.profile };
+  const caller = callerFromFlags(flags, config);
+  const { openShampoo } = await import("./app.ts");
+  const { inboundStageCommand } = await import("./domains/inbound/cli.ts");
+  const shampoo = await openShampoo({ db: values.db ?? defaultDb(values["data-dir"]) });
+  try {
+    return await inboundStageCommand(shampoo, caller, file);
   } finally {
     await shampoo.close();
   }
