@@ -21,10 +21,11 @@ describe("tool profiles", () => {
       "session_recall",
       "session_save",
     ]);
-    // The 29 tools of tasks, graph, links and sessions, plus governance and reflection (issue 17).
-    expect(parseProfile(["all"], MODULES).size).toBe(50);
+    // The 29 tools of tasks, graph, links and sessions, plus governance and reflection (issue 17),
+    // coordination and inbound (issue 25).
+    expect(parseProfile(["all"], MODULES).size).toBe(67);
     expect(() => parseProfile(["tasks,grpah"], MODULES)).toThrow(
-      '--tools: unknown category or tool "grpah" (categories: all, tasks, graph, links, sessions, governance, reflection; or any tool name)',
+      '--tools: unknown category or tool "grpah" (categories: all, tasks, graph, links, sessions, governance, reflection, coordination, inbound; or any tool name)',
     );
     expect(() => parseProfile([","], MODULES)).toThrow("--tools names no tools");
     expect([...(intersect(new Set(["a", "b"]), new Set(["b", "c"])) ?? [])]).toEqual(["b"]);

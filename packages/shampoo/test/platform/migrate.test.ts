@@ -27,7 +27,7 @@ describe("modules", () => {
 
   it("SHAMPOO's tool list and migration order derive from modules.ts", () => {
     const tools = toolsOf(MODULES);
-    expect(tools).toHaveLength(50);
+    expect(tools).toHaveLength(67);
     // tools/list order is module order: platform, tasks, graph, links, sessions, governance, reflection.
     expect(MODULES.map((m) => m.name)).toEqual([
       "platform",
@@ -37,6 +37,8 @@ describe("modules", () => {
       "sessions",
       "governance",
       "reflection",
+      "coordination",
+      "inbound",
     ]);
     expect(tools.map((t) => t.name)).toEqual(MODULES.flatMap((m) => m.tools.map((t) => t.name)));
     const ids = migrationPlan(MODULES).map((m) => m.id);
