@@ -428,6 +428,15 @@ async function serve(values: Values): Promise<number> {
       ...(process.env.SHAMPOO_SESSION_SECRET ? { sessionSecret: process.env.SHAMPOO_SESSION_SECRET } : {}),
       // Behind load balancers the per-address session limit counts the forwarded client (docs/deploy.md).
       ...(trustProxy ? { trustProxy } : {}),
+      // POST /inbound/stage (domains/inbound/http.ts): staging over HTTP, the same bearer tokens.
+      routes: (await import("./domains/inbound/http.ts")).inboundRoutes({
+        database: shampoo.database,
+        caller: (req) =>
+          access.kind === "tokens"
+            ? (authenticateBearer(access.config, req.headers.get("authorization") ?? undefined)?.caller ?? null)
+            : access.caller,
+        maxBytes: LIMITS.maxRequestBytes,
+      }),
       ...(access.kind === "tokens"
         ? {
             authenticate: (req) => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openDatabase } from "kernel";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ShampooDB } from "../../src/store/schema.ts";
-import { runBin, tempDir } from "../e2e/support.ts";
+import { connectHttp, newToken, runBin, startHttp, tempDir, writeConfig } from "../e2e/support.ts";
 
 const tmp = tempDir("inbound-cli");
 afterAll(() => tmp.remove());
@@ -53,6 +53,50 @@ describe("shampoo inbound stage FILE", () => {
       ]);
     } finally {
       await d.close();
+    }
+  });
+});
+
+describe("POST /inbound/stage (shampoo serve --http)", () => {
+  it("stages with a principal's bearer token, refuses a bad document (400) and no token (401)", async () => {
+    const relay = newToken();
+    const cora = newToken();
+    const config = writeConfig(tmp.dir, [
+      { token: relay, principal: "relay", role: "agent", grants: ["ops"] },
+      { token: cora, principal: "cora", role: "conductor", grants: ["ops"] },
+    ]);
+    const server = await startHttp(["--db", join(tmp.dir, "h.db"), "--config", config]);
+    try {
+      const url = server.url.replace(/\/mcp$/, "/inbound/stage");
+      const post = (body: unknown, token?: string) =>
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      const ok = await post({ tasks: [{ title: "over http", project: "ops" }] }, relay);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({
+        staged: [{ id: "t:1", pin: expect.stringMatching(/^t:1@/), action: "created" }],
+      });
+      const bad = await post({ tasks: [{ title: "t", project: "not-mine" }] }, relay);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { message: string }).message).toMatch(/nothing staged: tasks\[0\]/);
+      expect((await post({ tasks: [] })).status).toBe(401);
+      // The conductor sees it over MCP, pinned, and approves it (the stager could not).
+      const session = await connectHttp(server.url, cora, "cora");
+      try {
+        const listed = (await session.sc("inbound_list", { kind: "tasks" })).tasks as { pin: string }[];
+        const r = await session.sc("inbound_approve", {
+          kind: "tasks",
+          item_ids: JSON.stringify(listed.map((t) => t.pin)),
+        });
+        expect(r).toMatchObject({ approved: [{ id: "t:1", task_id: expect.any(String) }] });
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await server.stop();
     }
   });
 });
