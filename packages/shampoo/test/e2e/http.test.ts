@@ -52,8 +52,7 @@ function post(authorization?: string): Promise<Response> {
 
 beforeAll(async () => {
   const config = writeConfig(tmp.dir, [
-    // A conductor with explicit grants: the coordination and inbound tools need both (star never originates).
-    { token: ALICE, principal: "alice", role: "conductor", grants: ["e2e-http", "handoff-http", ""], profile: "default" },
+    { token: ALICE, principal: "alice", role: "agent", grants: ["e2e-http", "handoff-http", ""], profile: "default" },
     { token: BOB, principal: "bob", role: "agent", grants: ["other"] },
   ]);
   server = await startHttp(["--db", dbFile, "--config", config]);
