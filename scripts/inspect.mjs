@@ -26,9 +26,7 @@ const cli = join(dirname(pkgJson), Object.values(pkg.bin)[0]);
 
 const [target, ...rest] = process.argv.slice(2);
 if (!target || target === "--help") {
-  process.stderr.write(
-    "usage: npm run inspect -- scoreia|shampoo|URL [inspector options, e.g. --method tools/list]\n",
-  );
+  process.stderr.write("usage: npm run inspect -- scoreia|shampoo|URL [inspector options, e.g. --method tools/list]\n");
   process.exit(target ? 0 : 2);
 }
 const products = { scoreia: "packages/scoreia/bin/scoreia.mjs", shampoo: "packages/shampoo/bin/shampoo.mjs" };

@@ -68,6 +68,10 @@ Usage:
       (ML-KEM-768 + P-256): the secret from $SHAMPOO_TICKET_SECRET or stdin. Writes FILE
       (default <data-dir>/credentials.json, mode 0600) and prints the host entry with a
       one-hour session token. Again with --credentials FILE alone: renews the session.
+  shampoo inbound stage FILE [--db …] [caller]
+      Stage inbound tasks and knowledge from a JSON document (FILE, or - for stdin) for review:
+      inert until a conductor approves them (inbound_list, inbound_approve). Each item is
+      validated as its creation tool would; one bad item stages nothing. The caller is the stager.
   shampoo --help | --version
 
 Options:
@@ -119,10 +123,11 @@ const ACCEPTS: Record<string, string[]> = {
   export: ["db", "data-dir", "project", "config", "principal", "role", "grants", "profile"],
   doctor: ["db", "data-dir", "sections", "detail", "json", "config", "principal", "role", "grants", "profile"],
   login: ["url", "ticket", "credentials", "profile", "data-dir"],
+  inbound: ["db", "data-dir", "config", "principal", "role", "grants", "profile"],
 };
 
 /** Commands that take one positional argument. */
-const POSITIONAL: Record<string, string> = { import: "FILE" };
+const POSITIONAL: Record<string, string> = { import: "FILE", inbound: "stage FILE" };
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -161,7 +166,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`shampoo: unknown command ${cmd}\n\n${HELP_TEXT}`);
     return EXIT.usage;
   }
-  const wanted = POSITIONAL[cmd] ? 2 : 1;
+  const wanted = 1 + (POSITIONAL[cmd]?.split(" ").length ?? 0);
   if (positionals.length > wanted) {
     process.stderr.write(`shampoo ${cmd}: unexpected argument ${positionals[wanted]} (see shampoo --help)\n`);
     return EXIT.usage;
@@ -179,6 +184,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === "import" || cmd === "export") return await transfer(cmd, values, positionals[1]);
     if (cmd === "doctor") return await doctor(values);
     if (cmd === "login") return await loginCommand(values);
+    if (cmd === "inbound") return await inbound(values, positionals[1], positionals[2] as string);
     return await serve(values);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
@@ -334,6 +340,22 @@ async function doctor(values: Values): Promise<number> {
   });
 }
 
+/** `shampoo inbound stage FILE` (domains/inbound/cli.ts): the caller from the flags, like import. */
+async function inbound(values: Values, sub: string | undefined, file: string): Promise<number> {
+  if (sub !== "stage") throw new UsageError(`unknown inbound command ${sub}: inbound stage FILE`);
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
+  const flags = { principal: values.principal, role: values.role, grants: values.grants, profile: values.profile };
+  const caller = callerFromFlags(flags, config);
+  const { openShampoo } = await import("./app.ts");
+  const { inboundStageCommand } = await import("./domains/inbound/cli.ts");
+  const shampoo = await openShampoo({ db: values.db ?? defaultDb(values["data-dir"]) });
+  try {
+    return await inboundStageCommand(shampoo, caller, file);
+  } finally {
+    await shampoo.close();
+  }
+}
+
 /**
  * How callers are resolved, decided before anything opens:
  * - stdio: one caller for the whole process, from the flags or a --config entry (else local);
@@ -463,6 +485,10 @@ async function serve(values: Values): Promise<number> {
   const location = shampoo.database.location;
 
   if (values.http) {
+    const registry: Partial<Awaited<ReturnType<typeof import("./domains/auth/serve.ts").registryAccess>>> =
+      access.kind === "tokens"
+        ? await (await import("./domains/auth/serve.ts")).registryAccess(shampoo, access.config)
+        : {};
     const http = await serveHttp({
       mcp: shampoo.mcp,
       host: values.host ?? "127.0.0.1",
@@ -474,7 +500,19 @@ async function serve(values: Values): Promise<number> {
       ...(trustProxy ? { trustProxy } : {}),
       // With --config: the file's bearer tokens, and registry session tokens from `shampoo login`
       // (checked in the database on every request), plus the pre-authentication handshake routes.
-      ...(access.kind === "tokens" ? await registryAccess(shampoo, access.config) : {}),
+      ...registry,
+      // and POST /inbound/stage (domains/inbound/http.ts): staging over HTTP, the file's bearer tokens.
+      routes: [
+        registry.routes ?? [],
+        (await import("./domains/inbound/http.ts")).inboundRoutes({
+          database: shampoo.database,
+          caller: (req) =>
+            access.kind === "tokens"
+              ? (authenticateBearer(access.config, req.headers.get("authorization") ?? undefined)?.caller ?? null)
+              : access.caller,
+          maxBytes: LIMITS.maxRequestBytes,
+        }),
+      ].flat(),
     });
     const who =
       access.kind === "tokens"
@@ -515,47 +553,6 @@ async function serve(values: Values): Promise<number> {
   }
   await shampoo.close();
   return EXIT.ok;
-}
-
-/**
- * The auth registry on HTTP (domains/auth/http.ts): registry session tokens first, then the
- * config file's tokens, then (with an "oauth" section) OAuth 2.1 access tokens (domains/auth/oauth.ts).
- */
-async function registryAccess(
-  shampoo: Awaited<ReturnType<typeof import("./app.ts").openShampoo>>,
-  config: ShampooConfig,
-) {
-  const { authHttp } = await import("./domains/auth/http.ts");
-  const { OAuthConfigError, OAuthVerifier, parseOAuth } = await import("./domains/auth/oauth.ts");
-  const { systemClock } = await import("kernel");
-  let oauth: InstanceType<typeof OAuthVerifier> | undefined;
-  try {
-    if (config.oauth !== undefined)
-      oauth = new OAuthVerifier(parseOAuth(config.oauth, `${config.source}: oauth`), systemClock);
-  } catch (e) {
-    if (e instanceof OAuthConfigError) throw new ConfigError(e.message);
-    throw e;
-  }
-  const auth = authHttp({
-    database: shampoo.database,
-    registry: shampoo.registry,
-    clock: systemClock,
-    fallback: async (req) => {
-      const header = req.headers.get("authorization") ?? undefined;
-      const p = authenticateBearer(config, header);
-      if (p) return { token: "bearer", clientId: p.caller.principal, scopes: [], extra: { caller: p.caller } };
-      const jwt = /^Bearer +([^ ]+) *$/i.exec(header ?? "")?.[1];
-      const caller = oauth && jwt ? await oauth.authenticate(jwt) : null;
-      return caller && { token: "oauth", clientId: caller.principal, scopes: [], extra: { caller } };
-    },
-  });
-  if (!oauth) return { authenticate: auth.authenticate, routes: auth.routes };
-  const metadata = new URL("/.well-known/oauth-protected-resource/mcp", oauth.config.audience).toString();
-  return {
-    authenticate: auth.authenticate,
-    routes: [auth.routes, oauth.routes()],
-    wwwAuthenticate: `Bearer resource_metadata="${metadata}"`,
-  };
 }
 
 function waitForSignal(): Promise<void> {

@@ -1,5 +1,7 @@
 import { authModule } from "./domains/auth/index.ts";
 import type { AuthDB } from "./domains/auth/schema.ts";
+import { coordinationModule } from "./domains/coordination/index.ts";
+import type { CoordinationDB } from "./domains/coordination/schema.ts";
 import { debateModule } from "./domains/debate/index.ts";
 import type { DebateDB } from "./domains/debate/schema.ts";
 import { governanceModule } from "./domains/governance/index.ts";
@@ -7,6 +9,8 @@ import type { GovernanceDB } from "./domains/governance/schema/tables.ts";
 import { graphModule } from "./domains/graph/index.ts";
 import type { GraphDB } from "./domains/graph/schema.ts";
 import { healthModule } from "./domains/health/index.ts";
+import { inboundModule } from "./domains/inbound/index.ts";
+import type { InboundDB } from "./domains/inbound/schema.ts";
 import { linksModule } from "./domains/links/index.ts";
 import type { LinksDB } from "./domains/links/schema.ts";
 import { reflectionModule } from "./domains/reflection/index.ts";
@@ -35,6 +39,8 @@ export const MODULES: readonly Module[] = [
   debateModule,
   healthModule,
   authModule,
+  coordinationModule,
+  inboundModule,
 ];
 
 /** What tools' examples may name with `fx(key)`, and the e2e steps that make them (module order). */
@@ -43,7 +49,17 @@ export const FIXTURE_STEPS: readonly FixtureStep[] = fixtureSteps(MODULES);
 
 /** Every module's tables join the database type (store/schema.ts ShampooDB) here, with the module. */
 declare module "./store/schema.ts" {
-  interface ShampooDB extends TasksDB, GraphDB, LinksDB, SessionsDB, GovernanceDB, ReflectionDB, DebateDB, AuthDB {}
+  interface ShampooDB
+    extends TasksDB,
+      GraphDB,
+      LinksDB,
+      SessionsDB,
+      GovernanceDB,
+      ReflectionDB,
+      DebateDB,
+      AuthDB,
+      CoordinationDB,
+      InboundDB {}
 }
 
 // The extension points (platform/extend.ts) answer what these modules contribute, in module order.

@@ -40,6 +40,10 @@ const ADDITIONS: Record<string, string[]> = {
   session_save: ["handoff_to"],
   // Issue 14: query_tasks gains an assignee filter, so an agent can find what was assigned to it.
   query_tasks: ["assignee"],
+  // Issue 25: the fencing token a holder names (a stale holder of the same principal is refused).
+  job_complete: ["fence"],
+  // Issue 25: the commit digest under review; an approval binds to it and lane_merge checks it.
+  lane_review: ["commit"],
 };
 
 describe("the tools against the SHAMPOO catalog", () => {

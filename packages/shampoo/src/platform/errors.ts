@@ -39,6 +39,34 @@ export const SHAMPOO_ERRORS = errorTable({
   handshake_failed: result(401),
   /** issue_ticket with a bad user, projects, role, kind or TTL, or a grant beyond the issuer's own. */
   ticket_issue_failed: result(400),
+  /** Coordination: a quorum that is missing, malformed or not visible (no oracle). */
+  unknown_quorum: result(404),
+  /** Coordination: a lane that is missing, malformed or not visible (no oracle). */
+  unknown_lane: result(404),
+  /** Coordination: a write on a quorum that is resolved or cancelled. */
+  quorum_not_open: result(409),
+  /** Coordination: quorum_resolve while a lane of the quorum is not terminal. */
+  quorum_has_open_lanes: result(409),
+  /** Coordination: a lane execution move the axis does not allow (or a lost compare-and-swap). */
+  illegal_lane_transition: result(409),
+  /** Coordination: lane_merge whose gates are not met. */
+  lane_not_mergeable: result(409),
+  /** Coordination: lane_review submit over a review already decided or pending. */
+  review_closed: result(409),
+  /** Coordination: a review verdict with nothing pending. */
+  nothing_under_review: result(409),
+  /** Coordination: job_complete / job_release on a job that is not claimed. */
+  job_not_claimed: result(409),
+  /** Coordination: the caller's own lease ran out (nobody took the job yet): claim again. */
+  lease_expired: result(409),
+  /** Coordination: job_complete with another outcome than the one the job ended with. */
+  job_already_terminal: result(409),
+  /** Coordination: a participant whose kind or ref is malformed, or a backward mark. */
+  invalid_participant: result(400),
+  /** Inbound: an item not pending, missing, or changed since it was listed (whole call refused). */
+  inbound_ineligible: result(409),
+  /** Inbound: the principal that staged an item may not approve it. */
+  inbound_self_approval: result(403),
 });
 
 export type ShampooErrorCode = keyof typeof SHAMPOO_ERRORS;

@@ -45,6 +45,8 @@ export const TOOLSET_DESCRIPTIONS: Record<string, string> = {
   debate: "Structured debate: topics, roles and bindings, addressed posts and receipts, blind debate/v1 with judges.",
   health: "Health: the doctor's diagnostics, licence information, status of the session and the service.",
   auth: "Auth and sessions registry: hybrid handshakes, enrolment tickets, registry sessions, revocation.",
+  coordination: "Coordination: quorums (what was agreed), lanes (reviewed streams of work), jobs (fenced leases).",
+  inbound: "Inbound review: staged tasks and knowledge, listed with their diffs, approved or rejected.",
 };
 
 export interface Toolset {

@@ -73,6 +73,15 @@ export function sampleCalls(fixture: Fixture): Array<{ name: string; title: stri
  */
 export const EXPECTED_REFUSALS: Record<string, { error: string; error_type: string }> = {
   reflect_cancel: { error: "cannot_cancel_terminal_run", error_type: "invalid_state_transition" },
+  // Staging is not a tool (`shampoo inbound stage FILE`): no call can make an item to decide.
+  inbound_approve: {
+    error: "nothing was applied: 1 item(s) not eligible: t:1 not found",
+    error_type: "inbound_ineligible",
+  },
+  inbound_reject: {
+    error: "nothing was applied: 1 item(s) not eligible: r:1 not found",
+    error_type: "inbound_ineligible",
+  },
 };
 
 /** Whether a tools/call answer is what the example should get: success, or its expected refusal. */

@@ -81,6 +81,17 @@ function newRow(ctx: ShampooCtx, now: number, f: Partial<TaskRow> & { title: str
 }
 
 export async function createTaskOrNote(ctx: ShampooCtx, a: CreateTaskOrNoteInput): Promise<Record<string, unknown>> {
+  return write(ctx, taskCreation(ctx, a));
+}
+
+/**
+ * create_task_or_note's checks, run now (they throw before anything is read), and its write, to
+ * run inside a write() — its own, or a larger one (inbound approval creates tasks in its batch).
+ */
+export function taskCreation(
+  ctx: ShampooCtx,
+  a: CreateTaskOrNoteInput,
+): (w: WriteScope) => Promise<Record<string, unknown>> {
   const title = String(a.title ?? "").trim();
   if (!title) throw invalid("title must not be blank");
   const project = projectValue(a.project);
@@ -90,7 +101,7 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: CreateTaskOrNoteInput
   const parent = given(a.parent_id) ?? null;
   const assignee = given(a.assignee);
   if (!canWrite(ctx.caller, project)) throw scopeDenied();
-  return write(ctx, async (w) => {
+  return async (w) => {
     if (parent) await checkParent(w, parent);
     const row = newRow(ctx, w.now, {
       project,
@@ -110,7 +121,7 @@ export async function createTaskOrNote(ctx: ShampooCtx, a: CreateTaskOrNoteInput
     });
     await createTask(w, row, a);
     return { task_id: row.id, title, type: row.type, status: row.status };
-  });
+  };
 }
 
 /** Fields update_task may change, in the order `fields` reports them, and which accept CLEAR. */
