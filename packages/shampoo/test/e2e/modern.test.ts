@@ -42,13 +42,14 @@ async function historyOf(file: string): Promise<{ principals: Set<string>; probl
 }
 
 describe("a 2026-07-28 client on the real binary", () => {
-  it("over stdio: a handoff session, then every registered tool, as the local principal", async () => {
+  it("over stdio: a handoff session, then every registered tool, as the local principal with the suite's grant", async () => {
     const file = join(tmp.dir, "stdio.db");
     const c = client();
     await c.connect(
       new ModernStdio({
         command: process.execPath,
-        args: [BIN, "serve", "--tools", "all", "--db", file],
+        // the local principal plus the suite's project: star never originates quorums, lanes or jobs
+        args: [BIN, "serve", "--tools", "all", "--db", file, "--grants", "*,,modern-stdio-all"],
         cwd: ROOT,
         stderr: "pipe",
       }),

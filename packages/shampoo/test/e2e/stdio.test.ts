@@ -21,7 +21,9 @@ describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s"
   let server: StdioServer;
 
   beforeAll(async () => {
-    server = await startStdio(["--db", target, "--data-dir", tmp.dir]);
+    // The local principal plus an explicit grant on the suite's project: star never originates
+    // quorums, lanes or jobs (catalog), and the coordination examples do.
+    server = await startStdio(["--db", target, "--data-dir", tmp.dir, "--grants", "*,,e2e-stdio"]);
   });
 
   afterAll(async () => {
@@ -31,10 +33,10 @@ describe.each<DialectName>(["sqlite", "postgres"])("shampoo serve (stdio) on %s"
     expect(gone, "the server process is gone after stdin closes").toBe(true);
   });
 
-  it("runs as the local principal without any configuration, and says so on stderr", async () => {
+  it("runs as the local principal, and says so on stderr", async () => {
     await expect
       .poll(() => server.log())
-      .toContain('caller local (conductor, profile default, grants: * (every named project), "" (untagged))');
+      .toMatch(/caller local \(conductor, profile default, grants: \* \(every named project\)/);
   });
 
   it("calls every registered tool successfully", async () => {
@@ -110,6 +112,12 @@ describe("--principal/--role/--grants scope a stdio caller (three processes, one
   afterAll(async () => {
     for (const s of servers) await s.stop();
     tmp.remove();
+  });
+
+  it("without any configuration runs as the local principal: every named project and the enclave", async () => {
+    await expect
+      .poll(() => local.log())
+      .toContain('caller local (conductor, profile default, grants: * (every named project), "" (untagged))');
   });
 
   it('a principal without the grant gets "Task not found", the same bytes as a missing task', async () => {
