@@ -28,6 +28,7 @@ describe("checkLimits on U+0000", () => {
   it("refuses it in a value and in a key, naming the path; other control characters pass", () => {
     expect(checkLimits({ a: ["ok", "x\u0000y"] }, ROOMY)).toEqual({
       limit: "unicode",
+      path: "$.a[1]",
       message: "$.a[1] contains U+0000 (NUL), which is not accepted",
     });
     expect(checkLimits({ o: { "k\u0000": 1 } }, ROOMY)).toEqual({

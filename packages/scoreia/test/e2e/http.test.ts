@@ -134,7 +134,7 @@ describe("scoreia serve --http --trust-proxy", () => {
   it.concurrent.for([
     [["--trust-proxy", "10.0.0.0/8"], "--trust-proxy applies to --http only"],
     [["--http", "--trust-proxy", "proxy.internal"], 'got "proxy.internal"'],
-    [["--http", "--trust-proxy", "10.0.0.0/40"], "prefix length must be 0..32"],
+    [["--http", "--trust-proxy", "10.0.0.0/40"], "prefix length must be 1..32"],
   ] as const)("refuses serve %j with exit 2", async ([args, message], { expect }) => {
     const r = await run(["serve", "--db", join(tmp.dir, "refused.db"), "--data-dir", tmp.dir, ...args]);
     expect(r.code).toBe(2);

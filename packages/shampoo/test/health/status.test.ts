@@ -69,11 +69,11 @@ for (const dialect of DIALECTS) {
         profile: "default",
         caller: "alice",
         role: "agent",
-        tools_debate: 0,
       });
       expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
       const listed = (await alice.client.listTools()).tools.map((t) => t.name);
       expect(s.tools_total).toBe(listed.length);
+      expect(s.tools_debate).toBe(listed.filter((n) => n.startsWith("debate_")).length);
     });
 
     it("licence: FREE without an artefact, VALID with a valid one; either way the tools do the same", async () => {

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { ShampooCtx } from "../../../context.ts";
 import { read } from "../../../platform/write.ts";
+import { SHAMPOO_VERSION } from "../../../version.ts";
 import { judgeLicence, type LicenceAnswer, visibilityOf } from "../rules.ts";
 import { countsFor } from "../store/counts.ts";
 
-/** This package's version (package.json sits next to src/ and dist/ alike). */
-const VERSION: string = createRequire(import.meta.url)("../../../../package.json").version;
+/** This package's version (src/version.ts, checked against package.json by a test). */
+const VERSION: string = SHAMPOO_VERSION;
 
 /** Where a licence artefact may be found: the file SHAMPOO_LICENCE names (absent: none). */
 export const LICENCE_ENV = "SHAMPOO_LICENCE";
