@@ -425,6 +425,11 @@ describe.each(DIALECTS)("knowledge-graph writes on %s", (dialect) => {
     });
     expect(r.created).toBe(2);
     expect(r.total_requested).toBe(4);
+    // what was not created says why, by position, never telling a foreign name from a missing one
+    expect(r.skipped).toEqual([
+      { index: 1, reason: "already exists: the live relation's id is in relation_ids" },
+      { index: 2, reason: "to: no entity of that name that you can see" },
+    ]);
     const ids = r.relation_ids as string[];
     expect(ids).toHaveLength(3);
     expect(ids[0]).toBe(ids[1]);

@@ -45,6 +45,12 @@ function resolveEndpoints(w: WriteScope, triples: Triple[]): Promise<Map<string,
 export interface CreateRelationsResult {
   created: number;
   total_requested: number;
+  /**
+   * What was not created and why, by position in the request: an endpoint that names no entity
+   * the caller can see (missing and foreign read the same), or a triple already live (its id is
+   * in relation_ids). Absent when nothing was skipped.
+   */
+  skipped?: Array<{ index: number; reason: string }>;
   relation_ids: string[];
   [k: string]: unknown;
 }
@@ -64,13 +70,20 @@ export async function createRelationsIn(w: WriteScope, triples: Triple[]): Promi
   const ends = await resolveEndpoints(w, triples);
   let created = 0;
   const ids: string[] = [];
-  for (const t of triples) {
+  const skipped: Array<{ index: number; reason: string }> = [];
+  for (const [index, t] of triples.entries()) {
     const from = ends.get(normalizeName(t.from));
     const to = ends.get(normalizeName(t.to));
-    if (!from || !to) continue; // a missing, void or foreign endpoint: silently skipped
+    if (!from || !to) {
+      // a missing, void or foreign endpoint: one wording for all three (no existence oracle)
+      const which = [!from ? "from" : null, !to ? "to" : null].filter(Boolean).join(" and ");
+      skipped.push({ index, reason: `${which}: no entity of that name that you can see` });
+      continue;
+    }
     const found = await findTriple(w.trx, profile, from.id, to.id, t.relationType);
     if (found?.lifecycle === "live") {
       ids.push(found.id);
+      skipped.push({ index, reason: "already exists: the live relation's id is in relation_ids" });
       continue;
     }
     if (found) {
@@ -95,6 +108,7 @@ export async function createRelationsIn(w: WriteScope, triples: Triple[]): Promi
       // A concurrent call created the same triple: it is live now, a duplicate.
       const again = await findTriple(w.trx, profile, from.id, to.id, t.relationType);
       if (again) ids.push(again.id);
+      skipped.push({ index, reason: "already exists: the live relation's id is in relation_ids" });
       continue;
     }
     await record(w, {
@@ -110,7 +124,7 @@ export async function createRelationsIn(w: WriteScope, triples: Triple[]): Promi
     created++;
     ids.push(inserted.id);
   }
-  return { created, total_requested: triples.length, relation_ids: ids };
+  return { created, total_requested: triples.length, relation_ids: ids, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 export async function deleteRelations(ctx: ShampooCtx, a: DeleteRelationsInput): Promise<{ deleted: number }> {
