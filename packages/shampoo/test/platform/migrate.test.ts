@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { sql } from "kernel";
-import { DIALECTS, openTestDatabase } from "kernel/store/testing.ts";
+import { DIALECTS, dropPgSchema, openTestDatabase, pgUrlWithSchema } from "kernel/store/testing.ts";
 import { describe, expect, it } from "vitest";
 import { MODULES } from "../../src/modules.ts";
 import { migrateModules } from "../../src/platform/migrate.ts";
@@ -91,5 +91,24 @@ for (const dialect of DIALECTS) {
         await db.drop();
       }
     }, 600_000);
+
+    if (dialect === "postgres") {
+      it("18 processes started at once on a ?schema= that does not exist yet all come up (the documented scale-out)", async () => {
+        const schema = `fresh_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+        try {
+          const results = await Promise.allSettled(
+            Array.from({ length: 18 }, () =>
+              run(process.execPath, [worker, pgUrlWithSchema(schema)], { timeout: 500_000 }),
+            ),
+          );
+          const failed = results.flatMap((r) =>
+            r.status === "rejected" ? [String((r.reason as { stderr?: string }).stderr ?? r.reason)] : [],
+          );
+          expect(failed).toEqual([]);
+        } finally {
+          await dropPgSchema(schema);
+        }
+      }, 600_000);
+    }
   });
 }
