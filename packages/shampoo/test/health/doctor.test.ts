@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
     let taskId: string;
     beforeAll(async () => {
       h = await harness(dialect);
-      a = await h.as({ principal: "alice", role: "conductor", grants: ["*", ""] });
+      a = await h.as({ principal: "alice", role: "conductor", grants: ["*", "", "shared-ops"] });
       const f = await makeFixture("shared-ops", (t, args) => a.sc(t, args));
       for (const c of exampleCalls(f)) if (!["doctor", "reflect_cancel"].includes(c.name)) await a.call(c.name, c.args);
       taskId = f.taskId;
