@@ -129,7 +129,7 @@ export function extractCandidateClaims(ctx: ShampooCtx, a: ExtractCandidateClaim
 
 /** Stages the claims of one chunk: only enrichable or uncertain chunks (invalid-state otherwise). */
 export async function extractFromChunk(w: WriteScope, ref: string, scopeHint: Scope | undefined) {
-  const chunk = await resolveChunk(w, ref, false);
+  const chunk = await resolveChunk(w, ref);
   if (!EXTRACTABLE.includes(chunk.state))
     throw fail("invalid_state", `chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`);
   const body = bodyOf(chunk);

@@ -36,7 +36,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
   const scope = scopeOf(w.ctx.caller);
   const steps: Record<string, number> = {};
   const fresh = await tasksWithoutChunk(w.trx, scope, MATERIALIZE);
-  for (const id of fresh) await resolveChunk(w, id, false);
+  for (const id of fresh) await resolveChunk(w, id);
   steps.chunks_materialized = fresh.length;
 
   const assessable = await chunksInStates(w.trx, scope, ["new", "enrichable", "uncertain"], ASSESS);
@@ -53,6 +53,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     target: null,
     token_budget: 0,
     input: { via: "enrich_context" },
+    unsavedWithoutHome: true,
   });
   const warm = await openTasksNewest(w.trx, scope, WARM_TASK_PACKS);
   let packs = main.persisted ? 1 : 0;

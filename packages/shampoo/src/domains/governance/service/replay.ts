@@ -1,3 +1,4 @@
+import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { given } from "../../../platform/errors.ts";
 import { read } from "../../../platform/write.ts";
@@ -5,6 +6,7 @@ import type { ReplayMemoryInput } from "../inputs.gen.ts";
 import { eventView } from "../model.ts";
 import { isoArg } from "../rules/text.ts";
 import { REPLAY_KINDS, visibleEvents } from "../store/replay.ts";
+import { redactFactEvents } from "./hidden.ts";
 
 export { REPLAY_KINDS };
 
@@ -23,7 +25,8 @@ export function replayMemory(ctx: ShampooCtx, a: ReplayMemoryInput) {
   };
   return read(ctx, async (db) => {
     // Every entry with nulls preserved.
-    const events = (await visibleEvents(db, ctx.caller, args)).map(eventView);
+    const rows = await visibleEvents(db, ctx.caller, args);
+    const events = (await redactFactEvents(db, scopeOf(ctx.caller), rows)).map(eventView);
     return { count: events.length, events, contract_version: REPLAY_CONTRACT };
   });
 }

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kernel";
 import { projectCondition, type Scope } from "../../../access/caller.ts";
 import type { Engine } from "../../../platform/engine.ts";
 import type { ClaimRow, DecisionRow, FactRow, FactVersionRow } from "../schema/tables.ts";
-import type { Db, Trx } from "./db.ts";
+import { type Db, inBatches, type Trx } from "./db.ts";
 
 export function facts(db: Db, scope: Scope) {
   return db
@@ -35,14 +35,15 @@ export async function liveByKey(db: Db, f: FactRow): Promise<FactRow[]> {
 }
 
 export async function factsByIds(db: Db, profile: string, ids: string[]): Promise<FactRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom("governance_facts")
-    .selectAll()
-    .where("profile", "=", profile)
-    .where("fact_id", "in", ids)
-    .orderBy("fact_id")
-    .execute();
+  const rows = await inBatches(ids, (slice) =>
+    db
+      .selectFrom("governance_facts")
+      .selectAll()
+      .where("profile", "=", profile)
+      .where("fact_id", "in", slice)
+      .execute(),
+  );
+  return rows.sort((a, b) => (a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0));
 }
 
 /**
