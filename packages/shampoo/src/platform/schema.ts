@@ -87,16 +87,6 @@ export const platformMigrations: Record<string, Up> = {
       db,
     );
   },
-  /**
-   * `0003_history_project`: the project an event's row was in when the event happened (before the
-   * change when it had one: a move out of a project is seen by that project's readers, a move in
-   * is not the new project's), "" for untagged, NULL when unknown — events recorded before this
-   * migration, and kinds without a project. replay_memory filters on it; NULL falls back to the
-   * row's current project (the rule before). Nullable, no backfill: old rows stay readable as before.
-   */
-  async "0003_history_project"(db) {
-    await db.schema.alterTable("shampoo_history").addColumn("project", "text").execute();
-  },
 };
 
 export const platformLegacy: Record<string, string[]> = { "0001_history": ["001_history_and_tasks"] };

@@ -23,7 +23,7 @@ export interface HistoryRow {
   source_json: string;
   /**
    * The project of the row when the event happened ("" untagged; NULL unknown: older events and
-   * kinds without a project). Platform migration 0003_history_project.
+   * kinds without a project). Migration governance/0004_history_project.
    */
   project: string | null;
 }

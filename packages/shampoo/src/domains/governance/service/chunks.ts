@@ -32,6 +32,15 @@ import { recordRun } from "./runs.ts";
  */
 export const SOURCE_TASK = "task";
 
+/**
+ * Bounds of human answers: one answer at most ANSWER_MAX_BYTES, a chunk's appended answers at
+ * most CHUNK_ANSWERS_MAX_BYTES. Every chunk event records the whole row (folding replay_memory
+ * rebuilds it), so an unbounded chunk made history quadratic: 40 answers of 20 KB once made an
+ * 801 KB chunk and 32 MB of history.
+ */
+export const ANSWER_MAX_BYTES = 4096;
+export const CHUNK_ANSWERS_MAX_BYTES = 16_384;
+
 export function taskText(t: TaskRow): string {
   return [t.title, t.description, t.notes]
     .filter((s): s is string => typeof s === "string" && s.trim() !== "")
@@ -303,6 +312,9 @@ async function askQuestions(w: WriteScope, ref: string, max: number) {
 export function recordHumanAnswer(ctx: ShampooCtx, a: RecordHumanAnswerInput) {
   const answer = a.answer_text;
   if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
+  const bytes = Buffer.byteLength(answer.trim());
+  if (bytes > ANSWER_MAX_BYTES)
+    throw fail("validation", `answer_text is ${bytes} bytes; at most ${ANSWER_MAX_BYTES}`);
   return write(ctx, async (w) => {
     const r = await answerChunk(w, a.chunk_ref, answer, typeof a.question_id === "string" ? a.question_id : undefined);
     await recordRun(w, "record_human_answer", a, r);
@@ -317,6 +329,8 @@ async function answerChunk(w: WriteScope, ref: string, answer: string, questionI
   const open = await openQuestionsOf(w.trx, old.chunk_id, old.project);
   const addressed = questionId === undefined ? open : open.filter((q) => q.question_id === questionId);
   if (questionId !== undefined && addressed.length === 0) throw notFound("question");
+  if (addressed.length === 0)
+    throw fail("invalid_state", "chunk has no open question; queue_clarification asks one first");
   for (const q of addressed) {
     const row: QuestionRow = {
       ...q,
@@ -337,11 +351,13 @@ async function answerChunk(w: WriteScope, ref: string, answer: string, questionI
   }
   const to = addressed.length === 1 ? ` to ${addressed[0]?.type} question ${addressed[0]?.question_id}` : "";
   const entry = `[answer ${at} by ${w.ctx.caller.principal}${to}] ${answer.trim()}`;
-  const row: ChunkRow = {
-    ...old,
-    answers_text: old.answers_text === "" ? entry : `${old.answers_text}\n\n${entry}`,
-    updated_at: at,
-  };
+  const answers = old.answers_text === "" ? entry : `${old.answers_text}\n\n${entry}`;
+  if (Buffer.byteLength(answers) > CHUNK_ANSWERS_MAX_BYTES)
+    throw fail(
+      "invalid_state",
+      `chunk answers are full: ${Buffer.byteLength(old.answers_text)} of ${CHUNK_ANSWERS_MAX_BYTES} bytes used; put longer material in the task itself`,
+    );
+  const row: ChunkRow = { ...old, answers_text: answers, updated_at: at };
   row.source_hash = sourceHash(bodyOf(row));
   const next: ChunkState =
     old.state === "awaiting_human" || old.state === "uncertain" ? "enrichable" : (old.state as ChunkState);

@@ -3,6 +3,7 @@ import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { EnrichContextInput } from "../inputs.gen.ts";
+import { MAX_CLAIMS_PER_CALL } from "../rules/claims.ts";
 import { type Depth, depthOf } from "../rules/impact.ts";
 import { chunksInStates, tasksWithoutChunk } from "../store/chunks.ts";
 import { factIdsChangedSince } from "../store/facts.ts";
@@ -74,9 +75,16 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     let extracted = 0;
     const promoted: string[] = [];
     let attempted = 0;
+    let truncated = false;
     for (const id of extractable) {
-      const r = await extractFromChunk(w, id, undefined);
+      const room = MAX_CLAIMS_PER_CALL - extracted;
+      if (room <= 0) {
+        truncated = true;
+        break;
+      }
+      const r = await extractFromChunk(w, id, undefined, room);
       extracted += r.claims_extracted;
+      truncated ||= r.truncated;
       for (const c of r.claims) {
         if (c.scope !== "memory") continue;
         attempted++;
@@ -93,6 +101,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     steps.claims_promoted = promoted.length;
     Object.assign(result, {
       claims_extracted: extracted,
+      claims_truncated: truncated,
       claims_promoted: promoted.length,
       promoted_facts: [...new Set(promoted)],
     });
