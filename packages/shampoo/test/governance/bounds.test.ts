@@ -25,22 +25,22 @@ describe.each(DIALECTS)("governance bounds on %s", (dialect) => {
   const manyClaims = (n: number, tag: string) =>
     Array.from({ length: n }, (_, i) => `The ${tag} service ${i} uses store ${i}.`).join(" ");
 
-  it("extract_candidate_claims stages at most 200 claims of a chunk and says it truncated", async () => {
-    const { chunkId } = await assessedNote(a, p, "big note", manyClaims(260, "alpha"));
+  it("extract_candidate_claims stages at most 500 claims of a chunk and says it truncated", async () => {
+    const { chunkId } = await assessedNote(a, p, "big note", manyClaims(560, "alpha"));
     const x = await a.sc("extract_candidate_claims", { chunk_ref: chunkId });
-    expect(x).toMatchObject({ claims_extracted: 200, claims_found: 260, truncated: true });
-    expect((x.claims as unknown[]).length).toBe(200);
+    expect(x).toMatchObject({ claims_extracted: 500, claims_found: 560, truncated: true });
+    expect((x.claims as unknown[]).length).toBe(500);
   });
 
   it("enrich_context extracts at most 1,000 claims in one call", async () => {
     const q = uniq("enrich");
     const b = await h.as({ principal: uniq("b"), grants: [q] });
-    for (let i = 0; i < 6; i++)
+    for (let i = 0; i < 3; i++)
       await b.sc("create_task_or_note", {
         title: `note ${i}`,
         project: q,
         type: "note",
-        description: manyClaims(200, `n${i}`),
+        description: manyClaims(450, `n${i}`),
       });
     const r = await b.sc("enrich_context", { depth: "standard" });
     expect(r.claims_extracted).toBe(1000);

@@ -59,7 +59,7 @@ const BASE: Record<Predicate, number> = {
  * ones in reading order; the answer says `truncated`), at most MAX_CLAIMS_PER_CALL in one call
  * (enrich_context stops extracting there). A 99 KB note once made 6,352 claims and a 2.2 MB answer.
  */
-export const MAX_CLAIMS_PER_CHUNK = 200;
+export const MAX_CLAIMS_PER_CHUNK = 500;
 export const MAX_CLAIMS_PER_CALL = 1000;
 
 const HEDGE = /\b(maybe|perhaps|probably|might|possibly|unclear|unsure|not sure|tbd|i think|guess)\b/i;

@@ -313,8 +313,7 @@ export function recordHumanAnswer(ctx: ShampooCtx, a: RecordHumanAnswerInput) {
   const answer = a.answer_text;
   if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
   const bytes = Buffer.byteLength(answer.trim());
-  if (bytes > ANSWER_MAX_BYTES)
-    throw fail("validation", `answer_text is ${bytes} bytes; at most ${ANSWER_MAX_BYTES}`);
+  if (bytes > ANSWER_MAX_BYTES) throw fail("validation", `answer_text is ${bytes} bytes; at most ${ANSWER_MAX_BYTES}`);
   return write(ctx, async (w) => {
     const r = await answerChunk(w, a.chunk_ref, answer, typeof a.question_id === "string" ? a.question_id : undefined);
     await recordRun(w, "record_human_answer", a, r);
