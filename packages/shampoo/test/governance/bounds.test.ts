@@ -1,6 +1,6 @@
 import { DIALECTS } from "kernel/store/testing.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assessedNote } from "../support/governance.ts";
+import { assessedNote, factRow, factsFrom } from "../support/governance.ts";
 import { uniq } from "../support/sessions.ts";
 import { type Agent, type Harness, harness } from "../support/shampoo.ts";
 
@@ -139,5 +139,36 @@ describe.each(DIALECTS)("governance bounds on %s", (dialect) => {
       ["The billing service", "memory"],
       ["The export job", "export"],
     ]);
+  });
+
+  it("govern_fact keeps valid time apart from transaction time", async () => {
+    // The harness clock reads 2026-11-30T12:00:00Z.
+    const later = (await factsFrom(a, p, "later", "The scheduler uses Cron.")).facts.Cron as string;
+    await a.sc("govern_fact", { fact_id: later, action: "invalidate", effective_at: "2027-01-01T00:00:00Z" });
+    expect(await factRow(h, later)).toMatchObject({ status: "live", valid_to: "2027-01-01T00:00:00.000Z" });
+
+    const learned = (await factsFrom(a, p, "learned", "The mailer uses Postfix.")).facts.Postfix as string;
+    const r = await a.call("govern_fact", {
+      fact_id: learned,
+      action: "invalidate",
+      effective_at: "2026-11-23T00:00:00Z",
+    });
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+    expect(await factRow(h, learned)).toMatchObject({
+      status: "invalidated",
+      valid_from: "0001-01-01T00:00:00.000Z",
+      valid_to: "2026-11-23T00:00:00.000Z",
+    });
+
+    const dated = (await factsFrom(a, p, "dated", "The billing API uses gRPC since 2026-06-01.")).facts.gRPC as string;
+    const refused = await a.call("govern_fact", {
+      fact_id: dated,
+      action: "invalidate",
+      effective_at: "2026-01-01T00:00:00Z",
+    });
+    expect(refused.structuredContent).toEqual({
+      error: "effective_at is before the fact's validity start (valid_from)",
+      error_type: "validation",
+    });
   });
 });

@@ -184,3 +184,18 @@ export async function changedFacts(db: Db, scope: Scope, since: string, limit: n
 export async function factsById(db: Db, scope: Scope, limit: number): Promise<FactRow[]> {
   return facts(db, scope).selectAll().orderBy("fact_id").limit(limit).execute();
 }
+
+/**
+ * Whether a fact's source claim named no date: its valid_from is then its extraction time
+ * (stageClaim), a stand-in for an unknown start, not a stated one.
+ */
+export async function undatedClaim(db: Db, profile: string, claimId: string | null): Promise<boolean> {
+  if (claimId === null) return false;
+  const c = await db
+    .selectFrom("governance_claims")
+    .select(["valid_from", "created_at"])
+    .where("profile", "=", profile)
+    .where("claim_id", "=", claimId)
+    .executeTakeFirst();
+  return c !== undefined && c.valid_from === c.created_at;
+}
