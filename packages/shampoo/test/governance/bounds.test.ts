@@ -171,4 +171,14 @@ describe.each(DIALECTS)("governance bounds on %s", (dialect) => {
       error_type: "validation",
     });
   });
+
+  it("replay_memory stops at 4 MB of events and says it truncated", async () => {
+    const t = await a.sc("create_task_or_note", { title: "big", project: p, description: "a".repeat(90_000) });
+    for (let i = 0; i < 25; i++)
+      await a.sc("update_task", { task_id: t.task_id, description: `${i}`.repeat(90_000).slice(0, 90_000) });
+    const r = await a.sc("replay_memory", { aggregate_kind: "task", aggregate_id: t.task_id, limit: 500 });
+    expect(r.truncated).toBe(true);
+    expect(r.count).toBeLessThan(26);
+    expect(Buffer.byteLength(JSON.stringify(r.events))).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
 });
