@@ -51,6 +51,11 @@ describe.each(DIALECTS)("governance isolation across projects on %s", (dialect) 
       });
     }
 
+    expect((await a.call("explain_impact", { source_kind: "chunk", source_ref: chunk })).structuredContent).toEqual({
+      error: "source not found",
+      error_type: "not_found",
+    });
+
     // B acts on the moved chunk: under pb, from its source text, without A's answers.
     const assessed = await b.sc("assess_context", { chunk_ref: note.task_id });
     expect(assessed).toMatchObject({ chunk_id: chunk, previous_state: "new" });

@@ -10,10 +10,6 @@ export function chunks(db: Db, scope: Scope) {
     .where(projectCondition(scope, "governance_chunks.project"));
 }
 
-export async function chunkById(db: Db, scope: Scope, id: string): Promise<ChunkRow | undefined> {
-  return chunks(db, scope).selectAll().where("chunk_id", "=", id).executeTakeFirst();
-}
-
 /**
  * Not scoped by project: the service re-reads the chunk's source through its own scoped query
  * before acting (service/chunks.ts resolveChunk).
