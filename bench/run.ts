@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   chamber: async () => (await import("./chamber.ts")).benchmark,
   codex: async () => (await import("./codex.ts")).benchmark,
   consolidation: async () => (await import("./consolidation.ts")).benchmark,
+  enrich: async () => (await import("./enrich.ts")).benchmark,
   evidence: async () => (await import("./evidence.ts")).benchmark,
   graph: async () => (await import("./graph.ts")).benchmark,
   http: async () => (await import("./http.ts")).benchmark,

@@ -494,6 +494,7 @@ function event(
     payload_json: JSON.stringify(payload),
     parent_event_id: parentEventId,
     source_json: JSON.stringify({ tool, session: "bench-seed" }),
+    project: (old ?? next).project ?? "",
   };
 }
 

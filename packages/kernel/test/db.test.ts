@@ -305,6 +305,34 @@ describe.each(DIALECTS)("Database.read on %s", (dialect) => {
     }
   });
 
+  it("a long write in this process never holds up a read: it answers the committed state at once (issue 23)", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let wrote!: () => void;
+    const inside = new Promise<void>((r) => {
+      wrote = r;
+    });
+    const writing = t.transaction(async (db) => {
+      await db.insertInto("notes").values({ id: 5, body: "in flight" }).execute();
+      wrote();
+      await held; // the write stays open, as a long enrich_context does between its statements
+    });
+    await inside;
+    const t0 = performance.now();
+    const seen = await Promise.race([
+      t.read(countNotes),
+      new Promise<string>((r) => setTimeout(() => r("read waited for the write"), 1000)),
+    ]);
+    const waited = performance.now() - t0;
+    release();
+    await writing;
+    expect(seen).toBe(1);
+    expect(waited).toBeLessThan(1000);
+    expect(await t.read(countNotes)).toBe(2);
+  });
+
   it("gives back the connection when the read throws, and the error unchanged", async () => {
     await expect(
       t.read(async (db) => {

@@ -144,6 +144,44 @@ describe("a connection stalled on the network (TCP proxy that stops forwarding)"
   });
 });
 
+describe("PostgreSQL lock waits are bounded (issue 23)", () => {
+  let database: Database<Db> | undefined;
+  afterEach(async () => {
+    await database?.close().catch(() => {});
+  });
+
+  it("a writer queued behind a row lock held by a stalled connection fails at lock_timeout with database_busy", async () => {
+    const target = withParams(PG_URL, { lock_timeout: "300", statement_timeout: "4000" });
+    database = await openDatabase<Db>(target, { pgPoolSize: 2 });
+    const table = `${schema}_locks`;
+    await sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (id int primary key, v int)`).execute(database.db);
+    await sql.raw(`INSERT INTO ${table} VALUES (1, 0) ON CONFLICT DO NOTHING`).execute(database.db);
+    // The stalled holder: took the row lock and then went quiet (as inside govern_fact).
+    const holder = new pg.Client({ connectionString: PG_URL });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT v FROM ${table} WHERE id = 1 FOR UPDATE`);
+      const t0 = performance.now();
+      const failed = await database
+        .transaction(async (trx) => {
+          await sql.raw(`SELECT v FROM ${table} WHERE id = 1 FOR UPDATE`).execute(trx);
+        })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      const waited = performance.now() - t0;
+      expect(storeFault(failed)).toMatchObject({ code: "database_busy", extra: { retryable: true } });
+      expect(waited).toBeLessThan(2_000);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+      await sql.raw(`DROP TABLE IF EXISTS ${table}`).execute(database.db);
+    }
+  });
+});
+
 describe("a postgres:// URL without a user name", () => {
   it("with PGUSER and USER unset, refuses in one line that says what to write", async () => {
     const saved = { USER: process.env.USER, PGUSER: process.env.PGUSER };

@@ -205,17 +205,38 @@ function openSqlite<DB>(file: string): Database<DB> {
   }
   const statements = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialectWithAsyncBusy(raw, { database: statements }) });
+  // Reads on their own connection (a file only: an in-memory database is one connection). A write
+  // transaction holds Kysely's one connection across its awaits: a long one (enrich_context wrote
+  // for 5.5 s) made every read of the process wait behind it. In WAL mode a second connection
+  // reads the last committed state meanwhile, never waiting for the writer.
+  const reader = inMemory ? null : openSqliteReader<DB>(file);
   return {
     db,
     dialect: "sqlite",
     location: file,
     transaction: (fn, opts) => sqliteTransaction(db, raw, statements, "begin immediate", fn, opts?.busyTimeoutMs),
-    read: (fn) => sqliteTransaction(db, raw, statements, "begin deferred", fn),
+    read: (fn) =>
+      reader
+        ? sqliteTransaction(reader.db, reader.raw, reader.statements, "begin deferred", fn)
+        : sqliteTransaction(db, raw, statements, "begin deferred", fn),
     close: async () => {
       await checkpointer?.stop();
+      await reader?.db.destroy();
       await db.destroy();
     },
   };
+}
+
+/** The read connection of a SQLite file: query_only (a write inside a read fails), same cache and map. */
+function openSqliteReader<DB>(file: string) {
+  const raw = new BetterSqlite3(file);
+  raw.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  raw.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  raw.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  raw.pragma("query_only = ON");
+  const statements = statementCache(raw);
+  const db = new Kysely<DB>({ dialect: new SqliteDialectWithAsyncBusy(raw, { database: statements }) });
+  return { raw, statements, db };
 }
 
 /** The statements a Kysely instance may run directly while it holds an open sqliteTransaction. */

@@ -15,8 +15,17 @@ import { DomainError, STORE_FAULT_CODES, type StoreFaultCode } from "../errors.t
  *   timeout never reaches us); longer than `statement`, so a slow statement is cancelled by the
  *   server first and its connection stays usable.
  * - idleInTransaction: the server ends a session left inside a transaction (a client that died).
+ * - lock: the server stops a statement waiting this long for a lock (SQLSTATE 55P03): a writer
+ *   queued behind a row lock (SELECT … FOR UPDATE) held by a stalled connection answers
+ *   database_busy (retryable) at 5 s instead of waiting out the statement timeout (31.6 s seen).
  */
-export const PG_TIMEOUTS = { connect: 10_000, statement: 30_000, query: 35_000, idleInTransaction: 60_000 };
+export const PG_TIMEOUTS = {
+  connect: 10_000,
+  statement: 30_000,
+  query: 35_000,
+  idleInTransaction: 60_000,
+  lock: 5_000,
+};
 
 /** The pool settings for `target`, and the URL left for pg (our connect_timeout removed). */
 export function pgConnectionSettings(target: string): { url: string; pool: Record<string, unknown> } {
@@ -38,7 +47,14 @@ export function pgConnectionSettings(target: string): { url: string; pool: Recor
   const statement = ms("statement_timeout", PG_TIMEOUTS.statement);
   const query = ms("query_timeout", Math.max(PG_TIMEOUTS.query, statement + 5000));
   const idle = ms("idle_in_transaction_session_timeout", PG_TIMEOUTS.idleInTransaction);
-  for (const p of ["connect_timeout", "statement_timeout", "query_timeout", "idle_in_transaction_session_timeout"]) {
+  const lock = ms("lock_timeout", PG_TIMEOUTS.lock);
+  for (const p of [
+    "connect_timeout",
+    "statement_timeout",
+    "query_timeout",
+    "idle_in_transaction_session_timeout",
+    "lock_timeout",
+  ]) {
     u.searchParams.delete(p);
   }
   return {
@@ -48,6 +64,7 @@ export function pgConnectionSettings(target: string): { url: string; pool: Recor
       statement_timeout: statement,
       query_timeout: query,
       idle_in_transaction_session_timeout: idle,
+      lock_timeout: lock,
       // Dead peers are noticed by the kernel too, not only at the next query.
       keepAlive: true,
     },
@@ -95,6 +112,12 @@ export function storeFault(e: unknown): DomainError | undefined {
           cur,
         );
       }
+      if (code === "55P03")
+        return fault(
+          "database_busy",
+          "PostgreSQL: a lock wait passed lock_timeout (another writer holds the row)",
+          cur,
+        );
       if (code === "57014")
         return fault("db_unavailable", "PostgreSQL cancelled a statement at statement_timeout", cur);
       if (PG_GONE.test(code)) return fault("db_unavailable", `PostgreSQL connection lost (${code})`, cur);

@@ -85,12 +85,12 @@ export function scopeDenied(): DomainError {
 }
 
 /**
- * The project part of a scope as one SQL condition on `column` (default `project`): named
+ * The project part of a scope as one SQL condition on `column` (default `project`; or an SQL expression): named
  * projects granted (or any named project with star), and NULL only with the untagged grant.
  * Every domain's scoped queries use this one rule; the profile is filtered beside it.
  */
-export function projectCondition(scope: Scope, column = "project"): RawBuilder<boolean> {
-  const col = sql.ref(column);
+export function projectCondition(scope: Scope, column: string | RawBuilder<unknown> = "project"): RawBuilder<boolean> {
+  const col = typeof column === "string" ? sql.ref(column) : column;
   const ors: RawBuilder<boolean>[] = [];
   if (scope.projects === null) ors.push(sql<boolean>`${col} IS NOT NULL`);
   else if (scope.projects.length > 0) ors.push(sql<boolean>`${col} IN (${sql.join(scope.projects)})`);

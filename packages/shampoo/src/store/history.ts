@@ -19,6 +19,29 @@ export interface Mutation {
   payload?: unknown;
   /** The entity's previous event, if any: events of one entity form a chain. */
   parentEventId?: string | null;
+  /**
+   * The project the row was in when the event happened (null: untagged). Default: the `project`
+   * of `old` when it has one, else of `new`; neither → unknown.
+   */
+  project?: string | null;
+}
+
+/** The history `project` column of a mutation: "" untagged, null unknown (see Mutation.project). */
+function eventProject(m: Mutation): string | null {
+  const of = (v: unknown): { found: boolean; project: unknown } =>
+    v !== null && typeof v === "object" && "project" in v
+      ? { found: true, project: (v as { project: unknown }).project }
+      : { found: false, project: undefined };
+  let p: unknown;
+  if (m.project !== undefined) p = m.project;
+  else {
+    const o = of(m.old);
+    const n = of(m.new);
+    if (o.found) p = o.project;
+    else if (n.found) p = n.project;
+    else return null;
+  }
+  return typeof p === "string" ? p : "";
 }
 
 /**
@@ -78,6 +101,7 @@ export async function recordEvents(
     payload_json: m.payload === undefined ? null : JSON.stringify(m.payload),
     parent_event_id: m.parentEventId ?? null,
     source_json: sourceJson,
+    project: eventProject(m),
   }));
   const deferred = pendingHistory.get(trx);
   if (deferred) deferred.push(...rows);
@@ -146,7 +170,7 @@ async function writeHistory(trx: Transaction<ShampooDB>, unclocked: Unclocked[])
   const order = new Map(unclocked.map((r, i) => [r.event_id, i]));
   if (byProfile.size > 1)
     rows.sort((a, b) => (order.get(a.event_id as string) ?? 0) - (order.get(b.event_id as string) ?? 0));
-  // 15 columns a row: 100 rows stay far below SQLite's bound-parameter limit.
+  // 16 columns a row: 100 rows stay far below SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += HISTORY_BATCH) {
     const batch = rows.slice(i, i + HISTORY_BATCH);
     const values: Record<string, unknown> = {};
@@ -174,6 +198,7 @@ const HISTORY_COLUMNS = [
   "payload_json",
   "parent_event_id",
   "source_json",
+  "project",
 ] as const;
 
 /**

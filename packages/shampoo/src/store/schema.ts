@@ -21,6 +21,11 @@ export interface HistoryRow {
   parent_event_id: string | null;
   /** Where the mutation came from: {tool, session, request}. */
   source_json: string;
+  /**
+   * The project of the row when the event happened ("" untagged; NULL unknown: older events and
+   * kinds without a project). Migration governance/0004_history_project.
+   */
+  project: string | null;
 }
 
 export interface ClockRow {

@@ -237,7 +237,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
       write(ctxOf(h, a), async (w) => {
         let id = "";
         for (const ref of chunks.slice(0, n)) {
-          const chunk = await resolveChunk(w, ref, false);
+          const chunk = await resolveChunk(w, ref);
           id = (
             await stageClaim(w, chunk, "memory", {
               subject: "the vault",
@@ -280,7 +280,7 @@ describe.each(DIALECTS)("truth maintenance on %s", (dialect) => {
       ctxOf(h, a),
       async (w) =>
         (
-          await stageClaim(w, await resolveChunk(w, chunks[0] as string, false), "export", {
+          await stageClaim(w, await resolveChunk(w, chunks[0] as string), "export", {
             subject: "the vault",
             predicate: "uses",
             object: "S3",

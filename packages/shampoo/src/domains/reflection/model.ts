@@ -1,6 +1,7 @@
 import type { DomainError } from "kernel";
 import { fail } from "../../platform/errors.ts";
 import { canonical, type Finding } from "./rules/detect.ts";
+import { MAX_OFFSET } from "./rules/vocabulary.ts";
 import type { ReflectionRunRow } from "./schema.ts";
 import type { CandidateWithApplied } from "./store/runs.ts";
 
@@ -26,6 +27,12 @@ export function badArgument(code: string, detail: string): DomainError {
 }
 
 /** A refused lifecycle move on a run the caller can see (so its status is no secret). */
+/** An offset past MAX_OFFSET (rules/vocabulary.ts offsetOf → null). */
+export function pageOffset(offset: number | null): number {
+  if (offset === null) throw badArgument("invalid_argument", `offset must be an integer from 0 to ${MAX_OFFSET}`);
+  return offset;
+}
+
 export function badTransition(code: string, runId: string, status: string): DomainError {
   return fail("invalid_state_transition", code, { run_id: runId, status });
 }
@@ -49,6 +56,20 @@ export function runView(r: ReflectionRunRow): Record<string, unknown> {
     finished_at: r.finished_at,
     archived_at: r.archived_at,
   };
+}
+
+/**
+ * A run as one reader sees it: a completed run's summary counts (by_category, total_candidates)
+ * and candidates_persisted are those of the candidates `visible` says the reader may see
+ * (reflect_review's gate), not every candidate the pass found.
+ */
+export function runViewFor(r: ReflectionRunRow, visible: Record<string, number> | undefined): Record<string, unknown> {
+  const v = runView(r);
+  if (r.status !== "completed" || !v.summary) return v;
+  const summary = v.summary as { by_category?: Record<string, number> };
+  const by = Object.fromEntries(Object.keys(summary.by_category ?? {}).map((c) => [c, visible?.[c] ?? 0]));
+  const total = Object.values(by).reduce((a, b) => a + b, 0);
+  return { ...v, summary: { ...summary, by_category: by, total_candidates: total }, candidates_persisted: total };
 }
 
 /** What reflect_start answers about the run it started. */

@@ -54,12 +54,22 @@ const BASE: Record<Predicate, number> = {
   replaces: 0.6,
 };
 
+/**
+ * Bounds of one extraction: at most MAX_CLAIMS_PER_CHUNK claims staged from one chunk (the first
+ * ones in reading order; the answer says `truncated`), at most MAX_CLAIMS_PER_CALL in one call
+ * (enrich_context stops extracting there). A 99 KB note once made 6,352 claims and a 2.2 MB answer.
+ */
+export const MAX_CLAIMS_PER_CHUNK = 500;
+export const MAX_CLAIMS_PER_CALL = 1000;
+
 const HEDGE = /\b(maybe|perhaps|probably|might|possibly|unclear|unsure|not sure|tbd|i think|guess)\b/i;
 const FIRM = /\b(decided|agreed|confirmed|always|must)\b/i;
+/** A statement labelled as settled ("Decision: …", "Confirmed: …", "Fact: …"): the strongest signal. */
+const LABELLED = /^\s*(?:decision|decided|confirmed|fact)\s*:/i;
 /** "since 2026-01-05", "as of 2026-01-05", "effective 2026-01-05": when the claim became true. */
 const VALID_FROM = /\b(?:since|as of|effective|from)\s+(\d{4}-\d{2}-\d{2})\b/i;
 const LEAD =
-  /^(?:(?:we|it was|it is)\s+(?:decided|agreed)\s+(?:that\s+)?|decided:\s*|note:\s*|so\s+|and\s+|but\s+|maybe\s+|perhaps\s+|probably\s+)+/i;
+  /^(?:(?:we|it was|it is)\s+(?:decided|agreed)\s+(?:that\s+)?|(?:decision|decided|confirmed|fact|note|constraint|context|update|todo|fyi)\s*:\s*|so\s+|and\s+|but\s+|maybe\s+|perhaps\s+|probably\s+)+/i;
 
 export interface ExtractedClaim {
   subject: string;
@@ -87,8 +97,10 @@ const firstWords = (s: string, n: number) => s.split(" ").slice(0, n).join(" ");
 /**
  * Claims of a body: per sentence (questions skipped), the first predicate phrase with words on
  * both sides; subject up to 8 words before it, object up to 8 words after. Confidence: the
- * predicate's base, −0.2 in a hedged sentence, +0.1 in a firm one, clamped to 0.05..0.95 and
- * rounded to 2 digits. One claim per distinct (subject, predicate, object) in normalized form.
+ * predicate's base, −0.2 in a hedged sentence, +0.1 in a firm one (+0.2 when it is labelled
+ * "Decision:", "Confirmed:" or "Fact:"), clamped to 0.05..0.95 and rounded to 2 digits; a
+ * labelled depends_on / validates / requires statement reaches enrich_context's auto-promotion
+ * threshold (0.85). One claim per distinct (subject, predicate, object) in normalized form.
  */
 export function extractClaims(body: string): ExtractedClaim[] {
   const out: ExtractedClaim[] = [];
@@ -108,7 +120,8 @@ export function extractClaims(body: string): ExtractedClaim[] {
         seen.add(key);
         let c = BASE[predicate];
         if (HEDGE.test(sentence)) c -= 0.2;
-        if (FIRM.test(sentence)) c += 0.1;
+        if (LABELLED.test(sentence)) c += 0.2;
+        else if (FIRM.test(sentence)) c += 0.1;
         const vf = VALID_FROM.exec(sentence);
         out.push({
           subject,
@@ -126,8 +139,10 @@ export function extractClaims(body: string): ExtractedClaim[] {
 }
 
 /**
- * A chunk's scope when no scope_hint is given: the first sensitive area its body names (bridge,
- * mapping, validation, export, in that order), else memory.
+ * The first sensitive area a text names (bridge, mapping, validation, export, in that order),
+ * else memory. A claim's scope is that of its own subject and object (claimScope), not of the
+ * whole note: a note that merely mentions an export job elsewhere does not put "the billing
+ * service uses Stripe" in scope export.
  */
 export function detectScope(body: string): Scope {
   if (/\bbridge/i.test(body)) return "bridge";
@@ -135,6 +150,11 @@ export function detectScope(body: string): Scope {
   if (/\bvalidat/i.test(body)) return "validation";
   if (/\bexport/i.test(body)) return "export";
   return "memory";
+}
+
+/** A claim's scope without a scope_hint: what its subject and object name. */
+export function claimScope(c: { subject: string; object: string }): Scope {
+  return detectScope(`${c.subject} ${c.object}`);
 }
 
 /**

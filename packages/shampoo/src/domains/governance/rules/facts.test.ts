@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contradicts, type FactState, type FactVersion, govern, isRefusal, trueAt } from "./facts.ts";
+import { contradicts, type FactState, type FactVersion, govern, isRefusal, trueAt, UNKNOWN_START } from "./facts.ts";
 
 const live = (id: string): FactState => ({
   fact_id: id,
@@ -87,5 +87,24 @@ describe("bi-temporal reads", () => {
     expect(trueAt(versions, "2026-03-11T00:00:00.000Z", "2026-04-20T00:00:00.000Z")).toEqual(["f"]); // as then known
     expect(trueAt(versions, "2026-05-02T00:00:00.000Z", "2026-04-20T00:00:00.000Z")).toEqual([]); // as now known
     expect(trueAt(versions, "2026-05-02T00:00:00.000Z", "2026-02-01T00:00:00.000Z")).toEqual(["f"]);
+  });
+});
+
+describe("valid time apart from transaction time", () => {
+  const f = live("f"); // valid from 2026-01-01
+  const at = (undated: boolean) => ({ now: "2026-06-01T00:00:00.000Z", undated });
+  it("a future effective_at ends validity then and leaves the fact live", () => {
+    expect(govern("invalidate", f, null, "2026-09-01T00:00:00.000Z", at(false))).toMatchObject({
+      fact: { status: "live", valid_to: "2026-09-01T00:00:00.000Z" },
+    });
+    expect(govern("invalidate", f, null, "2026-05-01T00:00:00.000Z", at(false))).toMatchObject({
+      fact: { status: "invalidated", valid_to: "2026-05-01T00:00:00.000Z" },
+    });
+  });
+  it("back-dating before an undated start is recorded with an unknown start; before a stated one, refused", () => {
+    expect(govern("invalidate", f, null, "2025-12-01T00:00:00.000Z", at(true))).toMatchObject({
+      fact: { status: "invalidated", valid_from: UNKNOWN_START, valid_to: "2025-12-01T00:00:00.000Z" },
+    });
+    expect(isRefusal(govern("invalidate", f, null, "2025-12-01T00:00:00.000Z", at(false)))).toBe(true);
   });
 });

@@ -30,14 +30,33 @@ export interface GovernChange {
 }
 
 /**
+ * The start of validity of a fact whose sentence named none, once a retirement is back-dated
+ * before its extraction: "true since an unknown time" (valid time), never the time memory
+ * learned it (transaction time).
+ */
+export const UNKNOWN_START = "0001-01-01T00:00:00.000Z";
+
+/** When govern_fact runs, and whether the fact's start of validity was stated or only its extraction time. */
+export interface GovernContext {
+  now: string;
+  /** The fact's valid_from is its claim's extraction time, not a date its text named. */
+  undated: boolean;
+}
+
+/**
  * The pure part of govern_fact: checks and the new state. `target` is the live row named by
- * target_fact_id (already checked visible). effectiveAt is an ISO instant.
+ * target_fact_id (already checked visible). effectiveAt is an ISO instant. Valid time and
+ * transaction time stay separate (with `at`): a supersede or invalidate effective in the future
+ * ends the fact's validity then and leaves it live until then; one back-dated before an undated
+ * fact's extraction time is recorded (its start becomes UNKNOWN_START); before a stated
+ * valid_from it is refused.
  */
 export function govern(
   action: FactAction,
   fact: FactState,
   target: FactState | null,
   effectiveAt: string,
+  at?: GovernContext,
 ): GovernChange | GovernRefusal {
   const needsTarget = action === "supersede" || action === "contradict";
   if (needsTarget && target === null)
@@ -63,12 +82,18 @@ export function govern(
       ],
     };
   }
-  if (Date.parse(effectiveAt) < Date.parse(fact.valid_from))
-    return { message: "effective_at is before the fact's validity start (valid_from)", type: "validation" };
-  if (action === "invalidate") return { fact: { ...fact, status: "invalidated", valid_to: effectiveAt }, links: [] };
+  let validFrom = fact.valid_from;
+  if (Date.parse(effectiveAt) < Date.parse(fact.valid_from)) {
+    if (!at?.undated)
+      return { message: "effective_at is before the fact's validity start (valid_from)", type: "validation" };
+    validFrom = UNKNOWN_START;
+  }
+  const future = at !== undefined && Date.parse(effectiveAt) > Date.parse(at.now);
+  const ended = { ...fact, valid_from: validFrom, valid_to: effectiveAt };
+  if (action === "invalidate") return { fact: { ...ended, status: future ? "live" : "invalidated" }, links: [] };
   const t = (target as FactState).fact_id;
   return {
-    fact: { ...fact, status: "superseded", valid_to: effectiveAt, superseded_by: t },
+    fact: { ...ended, status: future ? "live" : "superseded", superseded_by: t },
     links: [{ from: t, to: fact.fact_id, kind: "supersedes" }],
   };
 }

@@ -289,4 +289,17 @@ export const governanceMigrations: Record<string, Up> = {
       state: { column: "status", map: { retired: "retired" } },
     });
   },
+  /**
+   * The project an event's row was in when the event happened, on platform's `shampoo_history`
+   * (store/history.ts writes it for every event since): before the change when the row had one
+   * (a move out of a project is seen by that project's readers, a move in is not seen by the new
+   * project's), "" for untagged, NULL when unknown — events recorded before this migration and
+   * kinds without a project. replay_memory (this module's) filters on it; NULL falls back to the
+   * row's current project, the rule before. Nullable, no backfill. It runs here, not in
+   * platform, because the platform's migrations are the first of the plan and must stay those
+   * two (test/platform/migrate.test.ts); every module is migrated before any event is written.
+   */
+  async "0004_history_project"(db) {
+    await db.schema.alterTable("shampoo_history").addColumn("project", "text").execute();
+  },
 };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
 import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
+import { fail } from "../../../platform/errors.ts";
 import { recordChange } from "../../../platform/rows.ts";
 import { read, type WriteScope, write } from "../../../platform/write.ts";
 import { getTask } from "../../tasks/store/tasks.ts";
@@ -23,6 +24,8 @@ const SCAN = 5000;
 /** list_memory_issues' page size: default and most. */
 export const LIST_DEFAULT = 20;
 export const LIST_MAX = 100;
+/** The largest page offset: past it no page exists (1e300 once reached SQL and crashed). */
+export const MAX_OFFSET = 1_000_000;
 
 export const ISSUE_KINDS = [
   "missing_provenance",
@@ -248,7 +251,8 @@ async function audit(w: WriteScope, repair: boolean, staleMinutes: number, input
 /** list_memory_issues: one page of the issues the caller can see, oldest first. Pure read. */
 export function listMemoryIssues(ctx: ShampooCtx, a: ListMemoryIssuesInput) {
   const limit = Math.max(1, Math.min(LIST_MAX, typeof a.limit === "number" ? a.limit : LIST_DEFAULT));
-  const offset = Math.max(0, typeof a.offset === "number" ? a.offset : 0);
+  const offset = Math.max(0, Math.trunc(typeof a.offset === "number" ? a.offset : 0));
+  if (offset > MAX_OFFSET) throw fail("validation", `offset must be an integer from 0 to ${MAX_OFFSET}`);
   const status = typeof a.status === "string" ? a.status : "open";
   const kind = typeof a.kind === "string" ? a.kind : undefined;
   return read(ctx, async (db) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
-import { scopeOf } from "../../../access/caller.ts";
+import { canSee, scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { fail, notFound } from "../../../platform/errors.ts";
 import { recordChange } from "../../../platform/rows.ts";
@@ -16,7 +16,7 @@ import type { ChunkRow, QuestionRow } from "../schema/tables.ts";
 import {
   addAnnotation,
   annotationExists,
-  chunkById,
+  chunkByIdInProfile,
   chunkBySource,
   openQuestionsOf,
   putChunk,
@@ -31,6 +31,15 @@ import { recordRun } from "./runs.ts";
  * description and notes. A chunk's project is its source's, and it is scoped like it.
  */
 export const SOURCE_TASK = "task";
+
+/**
+ * Bounds of human answers: one answer at most ANSWER_MAX_BYTES, a chunk's appended answers at
+ * most CHUNK_ANSWERS_MAX_BYTES. Every chunk event records the whole row (folding replay_memory
+ * rebuilds it), so an unbounded chunk made history quadratic: 40 answers of 20 KB once made an
+ * 801 KB chunk and 32 MB of history.
+ */
+export const ANSWER_MAX_BYTES = 4096;
+export const CHUNK_ANSWERS_MAX_BYTES = 16_384;
 
 export function taskText(t: TaskRow): string {
   return [t.title, t.description, t.notes]
@@ -90,31 +99,49 @@ export async function saveChunk(
 }
 
 /**
- * The chunk a ref names, visible to the caller, or "chunk not found". `sync` re-reads a
- * task-backed chunk's source (title, text, project) from its task first — the task
- * materialization assess_context and audit_memory keep current.
+ * The chunk a ref names, acted on under its source's current project and the caller's grants,
+ * else "chunk not found". Every tool that uses a chunk comes through here: a task-backed chunk's
+ * source is re-read (through the task's own scoped query) before anything else, so a chunk whose
+ * task moved to a project the caller cannot see is not found, and one whose task moved into the
+ * caller's project is first resynced into it (syncChunk). A chunk is never acted on under a
+ * project it no longer belongs to.
  */
-export async function resolveChunk(w: WriteScope, ref: string, sync: boolean): Promise<ChunkRow> {
+export async function resolveChunk(w: WriteScope, ref: string): Promise<ChunkRow> {
   const scope = scopeOf(w.ctx.caller);
-  const byId = await chunkById(w.trx, scope, ref);
-  if (byId) return sync ? syncChunk(w, byId) : byId;
+  const byId = await chunkByIdInProfile(w.trx, w.ctx.caller.profile, ref);
+  if (byId) {
+    if (byId.source_kind !== SOURCE_TASK) {
+      if (!canSee(w.ctx.caller, byId.project)) throw notFound("chunk");
+      return byId;
+    }
+    const task = await getTask(w.trx, scope, byId.source_ref);
+    if (!task) throw notFound("chunk");
+    return syncChunk(w, byId, task);
+  }
   const task = await getTask(w.trx, scope, ref);
   if (!task) throw notFound("chunk");
   const existing = await chunkBySource(w.trx, w.ctx.caller.profile, SOURCE_TASK, task.id);
-  if (existing) return sync ? syncChunk(w, existing, task) : existing;
+  if (existing) return syncChunk(w, existing, task);
   return saveChunk(w, null, newChunk(w, task), "materialize", { source_kind: SOURCE_TASK, source_ref: task.id });
 }
 
-/** Re-reads a chunk's source task; a changed title, text or project is written with its event. */
+/**
+ * Re-reads a chunk's source task; a changed title, text or project is written with its event.
+ * A move to another project leaves the answers behind: they were written under the old project
+ * (its questions stay there, its history and provenance keep them), and the chunk starts over in
+ * the new one from its source text (state `new`).
+ */
 export async function syncChunk(w: WriteScope, c: ChunkRow, task?: TaskRow): Promise<ChunkRow> {
   if (c.source_kind !== SOURCE_TASK) return c;
   const t = task ?? (await getTask(w.trx, scopeOf(w.ctx.caller), c.source_ref));
   if (!t) return c;
   const text = taskText(t);
   if (text === c.source_text && t.title === c.title && t.project === c.project) return c;
+  const moved = t.project !== c.project;
   const row: ChunkRow = { ...c, title: t.title, source_text: text, project: t.project, updated_at: iso(w.now) };
+  if (moved) Object.assign(row, { answers_text: "", state: "new", state_hash: null, policy: null });
   row.source_hash = sourceHash(bodyOf(row));
-  return saveChunk(w, c, row, "resync", { source_ref: t.id });
+  return saveChunk(w, c, row, "resync", moved ? { source_ref: t.id, moved_from: c.project } : { source_ref: t.id });
 }
 
 /** assess_context: assesses one chunk (assessChunk) and records the run. */
@@ -137,7 +164,7 @@ export function assessContext(ctx: ShampooCtx, a: AssessContextInput) {
  */
 export async function assessChunk(w: WriteScope, ref: string, force: boolean, sessionId: string | null) {
   const at = iso(w.now);
-  const old = await resolveChunk(w, ref, true);
+  const old = await resolveChunk(w, ref);
   const a = assess({
     state: old.state as ChunkState,
     body: bodyOf(old),
@@ -211,9 +238,9 @@ export function queueClarification(ctx: ShampooCtx, a: QueueClarificationInput) 
 
 async function askQuestions(w: WriteScope, ref: string, max: number) {
   const at = iso(w.now);
-  const old = await resolveChunk(w, ref, false);
+  const old = await resolveChunk(w, ref);
   if (old.state === "frozen") throw fail("cannot_queue", "cannot queue clarification: chunk is frozen");
-  const open = await openQuestionsOf(w.trx, old.chunk_id);
+  const open = await openQuestionsOf(w.trx, old.chunk_id, old.project);
   const room = Math.max(0, MAX_QUESTIONS - open.length);
   const drafts = draftQuestions(
     old.title,
@@ -285,6 +312,8 @@ async function askQuestions(w: WriteScope, ref: string, max: number) {
 export function recordHumanAnswer(ctx: ShampooCtx, a: RecordHumanAnswerInput) {
   const answer = a.answer_text;
   if (answer.trim() === "") throw fail("validation", "answer_text must not be blank");
+  const bytes = Buffer.byteLength(answer.trim());
+  if (bytes > ANSWER_MAX_BYTES) throw fail("validation", `answer_text is ${bytes} bytes; at most ${ANSWER_MAX_BYTES}`);
   return write(ctx, async (w) => {
     const r = await answerChunk(w, a.chunk_ref, answer, typeof a.question_id === "string" ? a.question_id : undefined);
     await recordRun(w, "record_human_answer", a, r);
@@ -294,11 +323,13 @@ export function recordHumanAnswer(ctx: ShampooCtx, a: RecordHumanAnswerInput) {
 
 async function answerChunk(w: WriteScope, ref: string, answer: string, questionId: string | undefined) {
   const at = iso(w.now);
-  const old = await resolveChunk(w, ref, false);
+  const old = await resolveChunk(w, ref);
   if (old.state === "frozen") throw fail("cannot_record", "cannot record answer: chunk is frozen");
-  const open = await openQuestionsOf(w.trx, old.chunk_id);
+  const open = await openQuestionsOf(w.trx, old.chunk_id, old.project);
   const addressed = questionId === undefined ? open : open.filter((q) => q.question_id === questionId);
   if (questionId !== undefined && addressed.length === 0) throw notFound("question");
+  if (addressed.length === 0)
+    throw fail("invalid_state", "chunk has no open question; queue_clarification asks one first");
   for (const q of addressed) {
     const row: QuestionRow = {
       ...q,
@@ -319,11 +350,13 @@ async function answerChunk(w: WriteScope, ref: string, answer: string, questionI
   }
   const to = addressed.length === 1 ? ` to ${addressed[0]?.type} question ${addressed[0]?.question_id}` : "";
   const entry = `[answer ${at} by ${w.ctx.caller.principal}${to}] ${answer.trim()}`;
-  const row: ChunkRow = {
-    ...old,
-    answers_text: old.answers_text === "" ? entry : `${old.answers_text}\n\n${entry}`,
-    updated_at: at,
-  };
+  const answers = old.answers_text === "" ? entry : `${old.answers_text}\n\n${entry}`;
+  if (Buffer.byteLength(answers) > CHUNK_ANSWERS_MAX_BYTES)
+    throw fail(
+      "invalid_state",
+      `chunk answers are full: ${Buffer.byteLength(old.answers_text)} of ${CHUNK_ANSWERS_MAX_BYTES} bytes used; put longer material in the task itself`,
+    );
+  const row: ChunkRow = { ...old, answers_text: answers, updated_at: at };
   row.source_hash = sourceHash(bodyOf(row));
   const next: ChunkState =
     old.state === "awaiting_human" || old.state === "uncertain" ? "enrichable" : (old.state as ChunkState);

@@ -7,7 +7,14 @@ import { recordChange } from "../../../platform/rows.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { ExtractCandidateClaimsInput, PromoteCandidateInput } from "../inputs.gen.ts";
 import { claimView, historyView } from "../model.ts";
-import { detectScope, extractClaims, requiresHuman, type Scope } from "../rules/claims.ts";
+import {
+  claimScope,
+  detectScope,
+  extractClaims,
+  MAX_CLAIMS_PER_CHUNK,
+  requiresHuman,
+  type Scope,
+} from "../rules/claims.ts";
 import { gate, type Mode } from "../rules/promotion.ts";
 import { norm } from "../rules/text.ts";
 import type { ChunkRow, ClaimRow, FactRow } from "../schema/tables.ts";
@@ -121,22 +128,36 @@ export async function stageClaim(w: WriteScope, chunk: ChunkRow, scope: Scope, s
 /** extract_candidate_claims: extracts (extractFromChunk) and records the run. */
 export function extractCandidateClaims(ctx: ShampooCtx, a: ExtractCandidateClaimsInput) {
   return write(ctx, async (w) => {
-    const r = await extractFromChunk(w, a.chunk_ref, a.scope_hint);
+    const r = await extractFromChunk(w, a.chunk_ref, a.scope_hint, MAX_CLAIMS_PER_CHUNK);
     await recordRun(w, "extract_candidate_claims", a, { ...r, claims: r.claims.map((c) => c.claim_id) });
     return r;
   });
 }
 
-/** Stages the claims of one chunk: only enrichable or uncertain chunks (invalid-state otherwise). */
-export async function extractFromChunk(w: WriteScope, ref: string, scopeHint: Scope | undefined) {
-  const chunk = await resolveChunk(w, ref, false);
+/**
+ * Stages the claims of one chunk: only enrichable or uncertain chunks (invalid-state otherwise).
+ * At most `max` (≤ MAX_CLAIMS_PER_CHUNK) claims, the first in reading order: `claims_found` says
+ * how many the body holds and `truncated` whether some were left. Without a scope_hint each claim
+ * takes the scope its own subject and object name (claimScope); `scope` is the hint, else the
+ * body's first sensitive area (as before).
+ */
+export async function extractFromChunk(w: WriteScope, ref: string, scopeHint: Scope | undefined, max: number) {
+  const chunk = await resolveChunk(w, ref);
   if (!EXTRACTABLE.includes(chunk.state))
     throw fail("invalid_state", `chunk is ${chunk.state}; only enrichable or uncertain chunks can be extracted`);
   const body = bodyOf(chunk);
-  const scope = scopeHint ?? detectScope(body);
+  const found = extractClaims(body);
+  const kept = found.slice(0, Math.max(0, Math.min(max, MAX_CLAIMS_PER_CHUNK)));
   const out: ClaimRow[] = [];
-  for (const c of extractClaims(body)) out.push(await stageClaim(w, chunk, scope, c));
-  return { chunk_id: chunk.chunk_id, claims_extracted: out.length, scope, claims: out.map(claimView) };
+  for (const c of kept) out.push(await stageClaim(w, chunk, scopeHint ?? claimScope(c), c));
+  return {
+    chunk_id: chunk.chunk_id,
+    claims_extracted: out.length,
+    claims_found: found.length,
+    truncated: kept.length < found.length,
+    scope: scopeHint ?? detectScope(body),
+    claims: out.map(claimView),
+  };
 }
 
 /** promote_candidate (human modes; auto_layer1 is refused here): promotes and records the run. */

@@ -3,6 +3,7 @@ import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
 import type { EnrichContextInput } from "../inputs.gen.ts";
+import { MAX_CLAIMS_PER_CALL } from "../rules/claims.ts";
 import { type Depth, depthOf } from "../rules/impact.ts";
 import { chunksInStates, tasksWithoutChunk } from "../store/chunks.ts";
 import { factIdsChangedSince } from "../store/facts.ts";
@@ -36,7 +37,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
   const scope = scopeOf(w.ctx.caller);
   const steps: Record<string, number> = {};
   const fresh = await tasksWithoutChunk(w.trx, scope, MATERIALIZE);
-  for (const id of fresh) await resolveChunk(w, id, false);
+  for (const id of fresh) await resolveChunk(w, id);
   steps.chunks_materialized = fresh.length;
 
   const assessable = await chunksInStates(w.trx, scope, ["new", "enrichable", "uncertain"], ASSESS);
@@ -53,6 +54,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     target: null,
     token_budget: 0,
     input: { via: "enrich_context" },
+    unsavedWithoutHome: true,
   });
   const warm = await openTasksNewest(w.trx, scope, WARM_TASK_PACKS);
   let packs = main.persisted ? 1 : 0;
@@ -73,9 +75,16 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     let extracted = 0;
     const promoted: string[] = [];
     let attempted = 0;
+    let truncated = false;
     for (const id of extractable) {
-      const r = await extractFromChunk(w, id, undefined);
+      const room = MAX_CLAIMS_PER_CALL - extracted;
+      if (room <= 0) {
+        truncated = true;
+        break;
+      }
+      const r = await extractFromChunk(w, id, undefined, room);
       extracted += r.claims_extracted;
+      truncated ||= r.truncated;
       for (const c of r.claims) {
         if (c.scope !== "memory") continue;
         attempted++;
@@ -92,6 +101,7 @@ async function enrich(w: WriteScope, depth: Depth, input: EnrichContextInput) {
     steps.claims_promoted = promoted.length;
     Object.assign(result, {
       claims_extracted: extracted,
+      claims_truncated: truncated,
       claims_promoted: promoted.length,
       promoted_facts: [...new Set(promoted)],
     });

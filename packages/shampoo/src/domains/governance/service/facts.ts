@@ -19,6 +19,7 @@ import {
   factsByIds,
   insertFact,
   liveByKey,
+  undatedClaim,
 } from "../store/facts.ts";
 import { addImpactLink } from "../store/provenance.ts";
 import { recordRun } from "./runs.ts";
@@ -237,7 +238,10 @@ async function decideFact(w: WriteScope, a: GovernArgs) {
   }
   const old = rows.get(a.fact_id) as FactRow;
   const target = needsTarget ? (rows.get(a.target_fact_id as string) as FactRow) : null;
-  const change = govern(a.action, state(old), target ? state(target) : null, a.effective_at);
+  const change = govern(a.action, state(old), target ? state(target) : null, a.effective_at, {
+    now: at,
+    undated: await undatedClaim(w.trx, old.profile, old.source_claim_id),
+  });
   if (isRefusal(change)) throw fail(change.type, change.message);
 
   const decisionId = randomUUID();

@@ -1,3 +1,4 @@
+import { DomainError } from "kernel";
 import { scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
 import { notFound } from "../../../platform/errors.ts";
@@ -14,10 +15,11 @@ import {
   type Node,
   walk,
 } from "../rules/impact.ts";
-import { chunkById } from "../store/chunks.ts";
+import { chunkByIdInProfile } from "../store/chunks.ts";
 import { claimById } from "../store/claims.ts";
 import { factById } from "../store/facts.ts";
 import { edgesFrom, visibleIds, visiblePackIds, visibleSessionIds } from "../store/provenance.ts";
+import { resolveChunk } from "./chunks.ts";
 import { recordRun } from "./runs.ts";
 
 /** Of `nodes`, the ones the caller may see (facts, claims, chunks and packs by project; sessions by owner). */
@@ -68,6 +70,18 @@ async function groupOf(w: WriteScope, i: Impact): Promise<ImpactKind | null> {
   return f.scope === "mapping" || f.scope === "validation" || f.scope === "export" ? f.scope : "fact";
 }
 
+/**
+ * A chunk named by id, re-read through its source like every chunk tool (resolveChunk): a chunk
+ * whose task moved out of the caller's sight is not found; a task id is not a chunk here.
+ */
+async function chunkForImpact(w: WriteScope, ref: string) {
+  if (!(await chunkByIdInProfile(w.trx, w.ctx.caller.profile, ref))) return undefined;
+  return resolveChunk(w, ref).catch((e: unknown) => {
+    if (e instanceof DomainError && e.code === "not_found") return undefined;
+    throw e;
+  });
+}
+
 /** explain_impact: walks the impact of one source (impactOf), which records the run. */
 export function explainImpact(ctx: ShampooCtx, a: ExplainImpactInput) {
   return write(ctx, (w) => impactOf(w, a.source_kind ?? "fact", a.source_ref, depthOf(a.depth), a));
@@ -87,7 +101,7 @@ export async function impactOf(
   const scope = scopeOf(w.ctx.caller);
   const found =
     kind === "chunk"
-      ? await chunkById(w.trx, scope, ref)
+      ? await chunkForImpact(w, ref)
       : kind === "claim"
         ? await claimById(w.trx, scope, ref, false)
         : await factById(w.trx, scope, ref, false);

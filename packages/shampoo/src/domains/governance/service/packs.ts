@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { iso } from "kernel";
-import { scopeOf } from "../../../access/caller.ts";
+import { type Caller, scopeOf } from "../../../access/caller.ts";
 import type { ShampooCtx } from "../../../context.ts";
-import { given, notFound } from "../../../platform/errors.ts";
+import { fail, given, notFound } from "../../../platform/errors.ts";
 import { lifecycleSet, stampOf } from "../../../platform/lifecycle.ts";
 import { recordChange } from "../../../platform/rows.ts";
 import { type WriteScope, write } from "../../../platform/write.ts";
@@ -27,6 +27,7 @@ import {
 } from "../store/packs.ts";
 import { addProvenance } from "../store/provenance.ts";
 import { impactLink } from "./facts.ts";
+import { visibleContradictionCounts } from "./hidden.ts";
 import { recordRun } from "./runs.ts";
 
 /**
@@ -67,14 +68,16 @@ export async function candidates(
     await packFacts(w.trx, scope, LIMITS.facts),
     named ? await packFacts(w.trx, scope, LIMITS.facts, named) : [],
   );
+  const contradicted = await visibleContradictionCounts(w.trx, scope, fs);
   for (const f of fs) {
-    const c = f.contradiction_count > 0 ? `; contradicted by ${f.contradiction_count}` : "";
+    const n = contradicted.get(f.fact_id) ?? 0;
+    const c = n > 0 ? `; contradicted by ${n}` : "";
     out.push({
       kind: "fact",
       ref: f.fact_id,
       text: `${f.subject} ${f.predicate} ${f.object} [${f.scope}; confidence ${f.confidence}; valid from ${f.valid_from}${c}] (fact ${f.fact_id})`,
       at: f.updated_at,
-      quality: f.contradiction_count > 0 ? f.confidence * 0.7 : f.confidence,
+      quality: n > 0 ? f.confidence * 0.7 : f.confidence,
       relevance: relevant(f.subject, f.object),
       scope: f.scope,
     });
@@ -179,6 +182,26 @@ export interface BuildArgs {
   token_budget: number | null | undefined;
   /** The tool's input, as the run-history entry records it. */
   input: unknown;
+  /** enrich_context's untargeted pack: answered but not kept when it has no home (packHome). */
+  unsavedWithoutHome?: boolean;
+}
+
+/**
+ * Where a pack lives: its target's or session's project; an untargeted, sessionless pack lives
+ * in the untagged enclave only for an author holding the "" grant, else in the author's one
+ * project. An author of several projects without the "" grant has no single place they may both
+ * read and write it (undefined): build_context_pack asks for a target or session.
+ */
+export function packHome(
+  caller: Caller,
+  target: TaskRow | null,
+  session: SessionRow | null,
+): { project: string | null } | undefined {
+  if (target) return { project: target.project };
+  if (session) return { project: session.project };
+  if (caller.untagged) return { project: null };
+  if (!caller.star && caller.projects.size === 1) return { project: [...caller.projects][0] as string };
+  return undefined;
 }
 
 /**
@@ -190,19 +213,25 @@ export interface BuildArgs {
  */
 export async function compilePack(w: WriteScope, a: BuildArgs) {
   const at = iso(w.now);
+  const home = packHome(w.ctx.caller, a.target, a.session);
+  if (!home && !a.unsavedWithoutHome)
+    throw fail(
+      "validation",
+      'a pack without target_ref or session_id lives in the untagged enclave (needs the "" grant) or in your only project; name a target_ref or session_id',
+    );
   const budget = budgetOf(a.token_budget);
   const p: Pack = pack(a.pack_type, await candidates(w, a.target, a.session), w.now, budget);
   const targetRef = a.target?.id ?? null;
   const sessionId = a.session?.session_id ?? null;
   let packId: string | null = null;
-  if (p.items.length > 0) {
+  if (p.items.length > 0 && home) {
     packId = randomUUID();
     const row = {
       pack_id: packId,
       profile: w.ctx.caller.profile,
       pack_type: a.pack_type,
       session_id: sessionId,
-      project: a.target?.project ?? a.session?.project ?? null,
+      project: home.project,
       token_budget: budget,
       token_usage: p.token_usage,
       freshness_score: p.freshness_score,

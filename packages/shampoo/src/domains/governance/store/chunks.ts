@@ -10,8 +10,17 @@ export function chunks(db: Db, scope: Scope) {
     .where(projectCondition(scope, "governance_chunks.project"));
 }
 
-export async function chunkById(db: Db, scope: Scope, id: string): Promise<ChunkRow | undefined> {
-  return chunks(db, scope).selectAll().where("chunk_id", "=", id).executeTakeFirst();
+/**
+ * Not scoped by project: the service re-reads the chunk's source through its own scoped query
+ * before acting (service/chunks.ts resolveChunk).
+ */
+export async function chunkByIdInProfile(db: Db, profile: string, id: string): Promise<ChunkRow | undefined> {
+  return db
+    .selectFrom("governance_chunks")
+    .selectAll()
+    .where("profile", "=", profile)
+    .where("chunk_id", "=", id)
+    .executeTakeFirst();
 }
 
 /** Not scoped: called only after the source task was read through its own scoped query. */
@@ -54,11 +63,13 @@ export async function annotationExists(db: Db, chunkId: string, kind: string, ha
   return r !== undefined;
 }
 
-export async function openQuestionsOf(db: Db, chunkId: string): Promise<QuestionRow[]> {
+/** A chunk's open questions asked under `project` (a moved chunk leaves its old ones behind). */
+export async function openQuestionsOf(db: Db, chunkId: string, project: string | null): Promise<QuestionRow[]> {
   return db
     .selectFrom("governance_questions")
     .selectAll()
     .where("chunk_id", "=", chunkId)
+    .where((eb) => (project === null ? eb("project", "is", null) : eb("project", "=", project)))
     .where("status", "=", "open")
     .orderBy("created_at")
     .orderBy("question_id")

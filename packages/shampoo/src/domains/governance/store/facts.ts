@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kernel";
 import { projectCondition, type Scope } from "../../../access/caller.ts";
 import type { Engine } from "../../../platform/engine.ts";
 import type { ClaimRow, DecisionRow, FactRow, FactVersionRow } from "../schema/tables.ts";
-import type { Db, Trx } from "./db.ts";
+import { type Db, inBatches, type Trx } from "./db.ts";
 
 export function facts(db: Db, scope: Scope) {
   return db
@@ -35,14 +35,15 @@ export async function liveByKey(db: Db, f: FactRow): Promise<FactRow[]> {
 }
 
 export async function factsByIds(db: Db, profile: string, ids: string[]): Promise<FactRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom("governance_facts")
-    .selectAll()
-    .where("profile", "=", profile)
-    .where("fact_id", "in", ids)
-    .orderBy("fact_id")
-    .execute();
+  const rows = await inBatches(ids, (slice) =>
+    db
+      .selectFrom("governance_facts")
+      .selectAll()
+      .where("profile", "=", profile)
+      .where("fact_id", "in", slice)
+      .execute(),
+  );
+  return rows.sort((a, b) => (a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0));
 }
 
 /**
@@ -182,4 +183,19 @@ export async function changedFacts(db: Db, scope: Scope, since: string, limit: n
 /** The first `limit` visible facts by id (audit_memory's scan). */
 export async function factsById(db: Db, scope: Scope, limit: number): Promise<FactRow[]> {
   return facts(db, scope).selectAll().orderBy("fact_id").limit(limit).execute();
+}
+
+/**
+ * Whether a fact's source claim named no date: its valid_from is then its extraction time
+ * (stageClaim), a stand-in for an unknown start, not a stated one.
+ */
+export async function undatedClaim(db: Db, profile: string, claimId: string | null): Promise<boolean> {
+  if (claimId === null) return false;
+  const c = await db
+    .selectFrom("governance_claims")
+    .select(["valid_from", "created_at"])
+    .where("profile", "=", profile)
+    .where("claim_id", "=", claimId)
+    .executeTakeFirst();
+  return c !== undefined && c.valid_from === c.created_at;
 }

@@ -4,10 +4,11 @@ import type { HistoryRow } from "../../../store/schema.ts";
 import type { Db } from "./db.ts";
 
 /**
- * The aggregate kinds replay_memory reads, each with the table that says who may see it: an
- * event is returned only while its aggregate is visible to the caller (its project in the
- * grants; sessions also owned by the caller unless star), so history never leaks what the
- * current tables hide. Other kinds (graph, links) are not replayed here.
+ * The aggregate kinds replay_memory reads, each with the table that says who may see it. An
+ * event is returned only to a caller who could read its row when the event happened: the
+ * project the event records (history `project`, platform migration 0003) in the grants; for an
+ * event recorded before that column (NULL), the row's current project, as before. Sessions are
+ * also owned by the caller unless star. Other kinds (graph, links) are not replayed here.
  */
 const KINDS: Record<string, { table: string; id: string; owner?: string }> = {
   task: { table: "shampoo_tasks", id: "id" },
@@ -20,6 +21,9 @@ const KINDS: Record<string, { table: string; id: string; owner?: string }> = {
   session: { table: "shampoo_sessions", id: "session_id", owner: "owner" },
 };
 export const REPLAY_KINDS = Object.keys(KINDS);
+
+/** The project an event was readable in: its own, else (older events) its row's today. */
+const EVENT_PROJECT = sql`(CASE WHEN h.project IS NULL THEN t.project WHEN h.project = '' THEN NULL ELSE h.project END)`;
 
 export interface ReplayArgs {
   aggregate_kind?: string;
@@ -39,7 +43,7 @@ export async function visibleEvents(db: Db, caller: Caller, a: ReplayArgs): Prom
       sql<boolean>`h.profile = ${scope.profile}`,
       sql<boolean>`t.profile = h.profile`,
       sql<boolean>`h.entity_kind = ${kind}`,
-      projectCondition(scope, "t.project"),
+      projectCondition(scope, EVENT_PROJECT),
     ];
     if (k.owner && !caller.star) where.push(sql<boolean>`t.${sql.ref(k.owner)} = ${caller.principal}`);
     if (a.aggregate_id !== undefined) where.push(sql<boolean>`h.entity_id = ${a.aggregate_id}`);

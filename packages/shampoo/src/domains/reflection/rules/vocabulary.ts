@@ -84,8 +84,13 @@ export function clamp(v: number | undefined, dflt: number, min: number, max: num
   return Math.min(max, Math.max(min, Math.trunc(v)));
 }
 
-export function offsetOf(v: number | undefined): number {
-  return v === undefined || !Number.isFinite(v) || v < 0 ? 0 : Math.trunc(v);
+/** The largest offset a page may start at: beyond it no page exists, and SQL integers end. */
+export const MAX_OFFSET = 1_000_000;
+
+/** A page's offset (negative or absent = 0); null past MAX_OFFSET (the service refuses it). */
+export function offsetOf(v: number | undefined): number | null {
+  if (v === undefined || Number.isNaN(v) || v < 0) return 0;
+  return v > MAX_OFFSET ? null : Math.trunc(v);
 }
 
 /** The thresholds of one audit pass, resolved. */

@@ -8,7 +8,7 @@ import type { TaskRow } from "../../tasks/schema.ts";
 import { changeTask } from "../../tasks/service/mutate.ts";
 import { getTask } from "../../tasks/store/tasks.ts";
 import type { ReflectApplyInput, ReflectDecideInput, ReflectReviewInput } from "../inputs.gen.ts";
-import { badArgument, badTransition, candidateNotFound, candidateView, runNotFound } from "../model.ts";
+import { badArgument, badTransition, candidateNotFound, candidateView, pageOffset, runNotFound } from "../model.ts";
 import { isDecision, isDecisionFilter, type Plan, plan, type TargetNow } from "../rules/apply.ts";
 import type { Fingerprint } from "../rules/detect.ts";
 import { CATEGORIES, clamp, isCategory, offsetOf, REVIEW_LIMIT } from "../rules/vocabulary.ts";
@@ -35,7 +35,7 @@ export async function reviewCandidates(ctx: ShampooCtx, a: ReflectReviewInput): 
     throw badArgument("invalid_argument", `candidate_type_filter must be one of ${CATEGORIES.join(", ")}`);
   }
   const limit = clamp(a.limit, REVIEW_LIMIT.default, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
-  const offset = offsetOf(a.offset);
+  const offset = pageOffset(offsetOf(a.offset));
   // A run the caller cannot reach has no visible candidate: the empty shape, as for an unknown id.
   const { rows, total } = await read(ctx, (db) =>
     listCandidates(db, ctx.caller, a.run_id, { decision, type, limit, offset }),

@@ -13,7 +13,7 @@ import type {
   ReflectHistoryInput,
   ReflectStartInput,
 } from "../inputs.gen.ts";
-import { badArgument, badTransition, runNotFound, runView, startView } from "../model.ts";
+import { badArgument, badTransition, pageOffset, runNotFound, runView, runViewFor, startView } from "../model.ts";
 import { candidateId, canonical, findingsDigest, flatten } from "../rules/detect.ts";
 import { canArchive, move } from "../rules/lifecycle.ts";
 import { summaryOf } from "../rules/report.ts";
@@ -28,7 +28,15 @@ import {
   type RunStatus,
 } from "../rules/vocabulary.ts";
 import type { ReflectionCandidateRow, ReflectionRunRow } from "../schema.ts";
-import { casRun, getRun, insertCandidates, listRuns, runById, updateRun } from "../store/runs.ts";
+import {
+  casRun,
+  getRun,
+  insertCandidates,
+  listRuns,
+  runById,
+  updateRun,
+  visibleCandidateCounts,
+} from "../store/runs.ts";
 import { auditParams, auditPass } from "./audit.ts";
 
 /**
@@ -275,12 +283,26 @@ export async function runHistory(ctx: ShampooCtx, a: ReflectHistoryInput): Promi
   }
   const includeArchived = a.include_archived === true;
   const limit = clamp(a.limit, HISTORY_LIMIT.default, HISTORY_LIMIT.min, HISTORY_LIMIT.max);
-  const offset = offsetOf(a.offset);
-  const { rows, total } = await read(ctx, (db) =>
-    listRuns(db, ctx.caller, { project, status: status as RunStatus | null, includeArchived, limit, offset }),
-  );
+  const offset = pageOffset(offsetOf(a.offset));
+  const { rows, total, counts } = await read(ctx, async (db) => {
+    const page = await listRuns(db, ctx.caller, {
+      project,
+      status: status as RunStatus | null,
+      includeArchived,
+      limit,
+      offset,
+    });
+    return {
+      ...page,
+      counts: await visibleCandidateCounts(
+        db,
+        ctx.caller,
+        page.rows.map((r) => r.run_id),
+      ),
+    };
+  });
   return {
-    runs: rows.map(runView),
+    runs: rows.map((r) => runViewFor(r, counts.get(r.run_id))),
     total,
     limit,
     offset,

@@ -140,6 +140,27 @@ function visibleCandidates(db: Db, caller: Caller) {
     .where(candidateGate(caller));
 }
 
+/** Of the runs `runIds` (one page of reflect_history), the candidates the caller may see, by run and type. */
+export async function visibleCandidateCounts(
+  db: Db,
+  caller: Caller,
+  runIds: string[],
+): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  if (runIds.length === 0) return out;
+  const rows = await visibleCandidates(db, caller)
+    .where("c.run_id", "in", runIds)
+    .select(["c.run_id", "c.type", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .groupBy(["c.run_id", "c.type"])
+    .execute();
+  for (const r of rows) {
+    const by = out.get(r.run_id) ?? {};
+    by[r.type] = Number(r.n);
+    out.set(r.run_id, by);
+  }
+  return out;
+}
+
 export async function getCandidate(
   db: Db,
   caller: Caller,
