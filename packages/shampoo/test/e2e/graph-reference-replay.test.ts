@@ -206,7 +206,15 @@ describe.each<DialectName>(["sqlite", "postgres"])("the reference's operations r
     const r = await both("create_relations", { relations: ghosts });
     // server-memory 2026.8.31 checks no endpoint (later upstream versions reject the call).
     expect(r.ref.structuredContent).toEqual({ relations: ghosts });
-    expect(r.sh).toEqual({ created: 0, total_requested: 2, relation_ids: [] });
+    expect(r.sh).toEqual({
+      created: 0,
+      total_requested: 2,
+      relation_ids: [],
+      skipped: [
+        { index: 0, reason: "from: no entity of that name that you can see" },
+        { index: 1, reason: "to: no entity of that name that you can see" },
+      ],
+    });
     await compare({ onlyReference: ["Alice -knows-> Ghost", "Ghost -knows-> Alice"], onlyShampoo: [] });
     // Removing them from the reference brings the graphs back together (SHAMPOO: nothing to void).
     const d = await both("delete_relations", { relations: ghosts });
