@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { relative } from "node:path";
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
@@ -15,7 +14,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  *   slowest start first: by the durations vitest cached from the last run (node_modules/.vite/
  *   vitest), else (a fresh checkout, CI) by EXPECTED below.
  */
-const WORKERS = Number(process.env.SCOREIA_TEST_WORKERS) || Math.max(3, availableParallelism() + 1);
+// One worker by default: with three (and in-process files sharing a worker, isolate: false) the
+// full runs of 2026-12-06 lost a freshly created PostgreSQL test schema in an in-process file once
+// a run (db, regrade, rules: "schema t_… does not exist"); the cause is not found yet. Try more
+// with SCOREIA_TEST_WORKERS=3 SCOREIA_TEST_SHARED=1 (about 335 s instead of about 1,000 s).
+const WORKERS = Number(process.env.SCOREIA_TEST_WORKERS) || 1;
 
 /**
  * What a file is expected to take (ms) when vitest has no duration cached for it: files known to
@@ -93,7 +96,7 @@ export default defineConfig({
           name: "in-process",
           include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...PROCESS_SUITES],
-          isolate: false,
+          isolate: process.env.SCOREIA_TEST_SHARED !== "1",
         },
       },
     ],
